@@ -1,0 +1,184 @@
+"""Structural chunking: one chunk per heading section, tiny sections merged, long ones split.
+
+A chunk id is `doc_id::section-slug::content-hash`, so it is stable across runs and changes only
+when the chunk's own text (or its heading) changes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+
+from pipeline.documents import Document
+from pipeline.records import Chunk
+from pipeline.text import slugify
+
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_SECTION_NUMBER = re.compile(r"^(?:section\s+)?(\d+(?:\.\d+)*)[.)]?\s", re.IGNORECASE)
+
+
+@dataclass
+class _Block:
+    heading: str  # "" for text before any heading
+    level: int
+    paragraphs: list[str]
+
+    @property
+    def words(self) -> int:
+        return sum(len(p.split()) for p in self.paragraphs)
+
+
+@dataclass(frozen=True)
+class ChunkIssue:
+    chunk_id: str
+    problem: str  # "too short" | "too long" | "no heading"
+
+
+def section_number(heading: str) -> str:
+    m = _SECTION_NUMBER.match(heading.strip() + " ")
+    return m.group(1) if m else ""
+
+
+def _markdown_blocks(body: str) -> list[_Block]:
+    blocks: list[_Block] = []
+    current = _Block("", 0, [])
+    paragraph: list[str] = []
+
+    def flush_paragraph() -> None:
+        if paragraph:
+            current.paragraphs.append("\n".join(paragraph).strip())
+            paragraph.clear()
+
+    for line in body.splitlines():
+        m = _HEADING.match(line)
+        if m:
+            flush_paragraph()
+            if current.paragraphs or current.heading:
+                blocks.append(current)
+            level, text = len(m.group(1)), m.group(2).strip()
+            current = _Block(text if level > 1 else "", level, [])
+            if level == 1:
+                current.level = 1
+            continue
+        if not line.strip():
+            flush_paragraph()
+        else:
+            paragraph.append(line.rstrip())
+    flush_paragraph()
+    if current.paragraphs or current.heading:
+        blocks.append(current)
+    # The document title (level 1) carries no section; drop empty heading-only blocks that have
+    # sub-headings after them, but keep their heading as context for merging.
+    return [b for b in blocks if b.paragraphs]
+
+
+def _text_blocks(body: str) -> list[_Block]:
+    paragraphs = [p.strip() for p in re.split(r"\n\s*\n", body) if p.strip()]
+    return [_Block("", 0, [p]) for p in paragraphs]
+
+
+def _split_long(block: _Block, max_words: int) -> list[_Block]:
+    if block.words <= max_words:
+        return [block]
+    parts: list[_Block] = []
+    current: list[str] = []
+    count = 0
+    for para in block.paragraphs:
+        n = len(para.split())
+        if current and count + n > max_words:
+            parts.append(_Block(block.heading, block.level, current))
+            current, count = [], 0
+        current.append(para)
+        count += n
+    if current:
+        parts.append(_Block(block.heading, block.level, current))
+    return parts
+
+
+def _merge_small(blocks: list[_Block], min_words: int, max_words: int) -> list[list[_Block]]:
+    """Group consecutive blocks so each group has at least min_words (when neighbours allow)."""
+    groups: list[list[_Block]] = []
+    for block in blocks:
+        if groups:
+            last = groups[-1]
+            last_words = sum(b.words for b in last)
+            same_family = _family(last[-1].heading) == _family(block.heading)
+            if (last_words < min_words or block.words < min_words) and same_family and (
+                last_words + block.words <= max_words
+            ):
+                last.append(block)
+                continue
+        groups.append([block])
+    return groups
+
+
+def _family(heading: str) -> str:
+    number = section_number(heading)
+    return number.split(".")[0] if number else heading
+
+
+def chunk_document(doc: Document, min_words: int = 40, max_words: int = 320) -> list[Chunk]:
+    blocks = _markdown_blocks(doc.body) if doc.kind == "markdown" else _text_blocks(doc.body)
+    if doc.kind == "text":
+        groups = _group_paragraphs(blocks, min_words, max_words)
+    else:
+        split: list[_Block] = []
+        for block in blocks:
+            split.extend(_split_long(block, max_words))
+        groups = _merge_small(split, min_words, max_words)
+    chunks: list[Chunk] = []
+    seen: dict[str, int] = {}
+    for position, group in enumerate(groups):
+        headings = [b.heading for b in group if b.heading]
+        heading = headings[0] if headings else (f"Part {position + 1}" if doc.kind == "text" else "")
+        numbers = ",".join(dict.fromkeys(n for n in (section_number(h) for h in headings) if n))
+        text = "\n\n".join(_render(b, i > 0 and b.heading != group[i - 1].heading) for i, b in enumerate(group))
+        content_hash = hashlib.sha256(f"{heading}\n{text}".encode()).hexdigest()[:12]
+        slug = slugify(heading or "preamble")
+        chunk_id = f"{doc.doc_id}::{slug}::{content_hash}"
+        if chunk_id in seen:  # identical text under one heading twice: keep ids unique and stable
+            seen[chunk_id] += 1
+            chunk_id = f"{chunk_id}-{seen[chunk_id]}"
+        else:
+            seen[chunk_id] = 0
+        chunks.append(
+            Chunk(
+                chunk_id=chunk_id, doc_id=doc.doc_id, title=doc.title, section=heading,
+                section_numbers=numbers, text=text, version=doc.version,
+                effective_date=doc.effective_date, owner=doc.owner, source=doc.source,
+                position=position, content_hash=content_hash,
+            )
+        )
+    return chunks
+
+
+def _render(block: _Block, with_heading: bool) -> str:
+    body = "\n\n".join(block.paragraphs)
+    return f"{block.heading}\n{body}" if with_heading else body
+
+
+def _group_paragraphs(blocks: list[_Block], min_words: int, max_words: int) -> list[list[_Block]]:
+    groups: list[list[_Block]] = []
+    for block in blocks:
+        if groups and sum(b.words for b in groups[-1]) < min_words and (
+            sum(b.words for b in groups[-1]) + block.words <= max_words
+        ):
+            groups[-1].append(block)
+        else:
+            groups.append([block])
+    return groups
+
+
+def audit_chunks(chunks: list[Chunk], min_words: int = 40, max_words: int = 320) -> list[ChunkIssue]:
+    """Flags for the ingest report: a chunk too short, too long, or with no heading."""
+    issues = []
+    for c in chunks:
+        words = len(c.text.split())
+        if words < min_words:
+            issues.append(ChunkIssue(c.chunk_id, f"too short ({words} words)"))
+        if words > max_words:
+            issues.append(ChunkIssue(c.chunk_id, f"too long ({words} words)"))
+        if not c.section or c.section.startswith("Part "):
+            issues.append(ChunkIssue(c.chunk_id, "no heading"))
+    return issues

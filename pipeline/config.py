@@ -1,0 +1,126 @@
+"""The one place Warrant reads its environment.
+
+Every setting has a safe default so that `python app.py` runs with no configuration, no key and
+no network. Other modules receive a `Config` (or read `load_config()`); nothing else touches
+`os.environ`.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+# Tuned on data/golden/dev.jsonl with `python -m pipeline.eval --tune dev` (see README).
+DEFAULT_TAU = 0.50
+DEFAULT_LAMBDAS = (0.55, 0.35, 0.10)
+
+
+def _env_float(name: str, default: float) -> float:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        return float(raw)
+    except ValueError as exc:
+        raise ValueError(f"{name} must be a number, got {raw!r}") from exc
+
+
+def _env_int(name: str, default: int) -> int:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        return int(raw)
+    except ValueError as exc:
+        raise ValueError(f"{name} must be an integer, got {raw!r}") from exc
+
+
+def default_home() -> Path:
+    """`WARRANT_HOME`, else `/data` (Hugging Face persistent storage) when present, else `./state`."""
+    explicit = os.environ.get("WARRANT_HOME", "").strip()
+    if explicit:
+        return Path(explicit).expanduser().resolve()
+    spaces_storage = Path("/data")
+    if spaces_storage.is_dir() and os.access(spaces_storage, os.W_OK):
+        return spaces_storage
+    return (Path.cwd() / "state").resolve()
+
+
+@dataclass(frozen=True)
+class Config:
+    """All runtime settings. Build with `load_config()`; derive variants with `with_home()`."""
+
+    home: Path
+    docs_dir: Path = REPO_ROOT / "data" / "policies"
+    top_k: int = 5
+    tau: float = DEFAULT_TAU
+    lambda_sim: float = DEFAULT_LAMBDAS[0]
+    lambda_coverage: float = DEFAULT_LAMBDAS[1]
+    lambda_consistency: float = DEFAULT_LAMBDAS[2]
+    chunk_min_words: int = 40
+    chunk_max_words: int = 320
+    # app / accounts
+    host: str = "127.0.0.1"
+    port: int = 7860
+    secret: str = ""
+    demo_password: str = ""
+    oidc_metadata_url: str = ""
+    oidc_client_id: str = ""
+    oidc_client_secret: str = ""
+    on_spaces: bool = False
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def chroma_dir(self) -> Path:
+        return self.home / "chroma"
+
+    @property
+    def query_log_path(self) -> Path:
+        return self.home / "query_log.jsonl"
+
+    @property
+    def audit_path(self) -> Path:
+        return self.home / "audit.jsonl"
+
+    @property
+    def users_dir(self) -> Path:
+        return self.home / "users"
+
+    def with_home(self, home: Path | str) -> "Config":
+        return replace(self, home=Path(home).resolve())
+
+
+def load_config() -> Config:
+    """Read the environment once. Documented in README.md, section Configuration."""
+    on_spaces = bool(os.environ.get("SPACE_ID"))
+    port = _env_int("PORT", _env_int("GRADIO_SERVER_PORT", 7860))
+    host = os.environ.get("WARRANT_HOST", "").strip() or ("0.0.0.0" if on_spaces else "127.0.0.1")
+    docs = os.environ.get("WARRANT_DOCS", "").strip()
+    return Config(
+        home=default_home(),
+        docs_dir=Path(docs).resolve() if docs else REPO_ROOT / "data" / "policies",
+        top_k=_env_int("WARRANT_TOP_K", 5),
+        tau=_env_float("WARRANT_TAU", DEFAULT_TAU),
+        lambda_sim=_env_float("WARRANT_LAMBDA_SIM", DEFAULT_LAMBDAS[0]),
+        lambda_coverage=_env_float("WARRANT_LAMBDA_COVERAGE", DEFAULT_LAMBDAS[1]),
+        lambda_consistency=_env_float("WARRANT_LAMBDA_CONSISTENCY", DEFAULT_LAMBDAS[2]),
+        host=host,
+        port=port,
+        secret=os.environ.get("WARRANT_SECRET", ""),
+        demo_password=os.environ.get("WARRANT_DEMO_PASSWORD", ""),
+        oidc_metadata_url=os.environ.get("WARRANT_OIDC_METADATA_URL", ""),
+        oidc_client_id=os.environ.get("WARRANT_OIDC_CLIENT_ID", ""),
+        oidc_client_secret=os.environ.get("WARRANT_OIDC_CLIENT_SECRET", ""),
+        on_spaces=on_spaces,
+    )
+
+
+def set_offline_environment() -> None:
+    """Models come from installed packages; make any hidden hub download fail fast, not hang."""
+    for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE"):
+        os.environ.setdefault(name, "1")
+    os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")

@@ -1,0 +1,189 @@
+"""One policy question in, one `Answer` out: retrieve → support gate → synthesise → verify → log.
+
+The σ decision lives here rather than only in a postprocessor that empties the node list, because
+an empty list makes LlamaIndex say "Empty Response"; an abstention must say what was searched and
+why it stops.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Callable
+
+from llama_index.core.schema import NodeWithScore, QueryBundle
+
+from pipeline.config import Config
+from pipeline.index import ChunkIndex, IngestReport
+from pipeline.querylog import append_query_log
+from pipeline.records import Answer, AnswerStyle
+from pipeline.support import GateResult, SupportPostprocessor
+from pipeline.synthesis import ExtractiveSynthesizer
+from pipeline.term_stats import TermStats
+from pipeline.verify import verify
+
+MAX_QUESTION_CHARS = 2000
+
+
+def _ms(start: float) -> float:
+    return round((time.perf_counter() - start) * 1000, 2)
+
+
+def _nearest(nodes: list[NodeWithScore], limit: int = 3) -> list[dict]:
+    seen, out = set(), []
+    for n in nodes:
+        meta = n.node.metadata
+        key = (meta.get("doc_id"), meta.get("section"))
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append({"doc_id": meta.get("doc_id", ""), "title": meta.get("title", ""),
+                    "section": meta.get("section", ""), "owner": meta.get("owner", ""),
+                    "chunk_id": n.node.node_id, "similarity": round(n.score or 0.0, 3)})
+        if len(out) == limit:
+            break
+    return out
+
+
+class AnswerEngine:
+    """The cited-or-silent engine over one state directory's index."""
+
+    def __init__(self, config: Config, embed_model=None, index: ChunkIndex | None = None) -> None:
+        if embed_model is None:
+            from pipeline.embedding import MiniLMEmbedding
+
+            embed_model = MiniLMEmbedding()
+        self.config = config
+        self.embed_model = embed_model
+        self.index = index or ChunkIndex(config.chroma_dir, embed_model)
+        self.stats = TermStats(self.index.active_texts())
+        self.postprocessor = SupportPostprocessor(
+            self.stats, lambda_sim=config.lambda_sim, lambda_coverage=config.lambda_coverage,
+            lambda_consistency=config.lambda_consistency, tau=config.tau,
+        )
+        self.synthesizer = ExtractiveSynthesizer(self.stats)
+        self.top_k = config.top_k
+
+    # -- configuration that an admin may change at run time -------------------------------------
+    @property
+    def tau(self) -> float:
+        return self.postprocessor.tau
+
+    @tau.setter
+    def tau(self, value: float) -> None:
+        if not 0.0 <= value <= 1.0:
+            raise ValueError("τ must be between 0 and 1")
+        self.postprocessor.tau = float(value)
+
+    # -- corpus ---------------------------------------------------------------------------------
+    def ingest(self, folder: Path | None = None, progress: Callable | None = None) -> IngestReport:
+        report = self.index.ingest_folder(
+            folder or self.config.docs_dir, self.config.chunk_min_words, self.config.chunk_max_words, progress
+        )
+        self.refresh()
+        return report
+
+    def refresh(self) -> None:
+        """Re-read term statistics after the active chunks changed (ingest, approved ticket)."""
+        self.stats.rebuild(self.index.active_texts())
+
+    # -- asking ---------------------------------------------------------------------------------
+    def retrieve(self, query: str) -> tuple[list[NodeWithScore], dict[str, float]]:
+        timings: dict[str, float] = {}
+        t = time.perf_counter()
+        embedding = self.embed_model.get_query_embedding(query)
+        timings["embed"] = _ms(t)
+        t = time.perf_counter()
+        nodes = self.index.retriever(self.top_k).retrieve(QueryBundle(query_str=query, embedding=embedding))
+        timings["retrieve"] = _ms(t)
+        return nodes, timings
+
+    def ask(self, question: str, style: AnswerStyle | None = None, rewritten: str = "",
+            actor: str = "", session: str = "", log: bool = True, gated: bool = True) -> Answer:
+        """Answer `question` (retrieving with `rewritten` when a follow-up was made self-contained).
+
+        `gated=False` is the standard-RAG baseline used in evaluations: same retrieval and
+        synthesiser, no support gate and no verifier, so it always answers when anything is found.
+        """
+        started = time.perf_counter()
+        style = style or AnswerStyle()
+        question = (question or "").strip()
+        problem = self._refuse_input(question)
+        if problem:
+            answer = Answer(text=problem, decision="abstain", reason="input refused", query=question[:200])
+            answer.timings_ms["total"] = _ms(started)
+            return answer
+        query = (rewritten or question).strip()
+        nodes, timings = self.retrieve(query)
+        t = time.perf_counter()
+        gate = self.postprocessor.gate(query, nodes) if gated else self.postprocessor.ungated(query, nodes)
+        timings["support"] = _ms(t)
+        answer = self._compose(question, query, gate, nodes, style, timings, verify_sentences=gated)
+        t = time.perf_counter()
+        if log:
+            append_query_log(self.config.query_log_path, answer, actor=actor, session=session)
+        timings["log"] = _ms(t)
+        timings["total"] = _ms(started)
+        answer.timings_ms = timings
+        return answer
+
+    @staticmethod
+    def _refuse_input(question: str) -> str:
+        if not question:
+            return "Please type a question about the academic policies."
+        if len(question) > MAX_QUESTION_CHARS:
+            return (f"That message is {len(question):,} characters long; please ask in under "
+                    f"{MAX_QUESTION_CHARS:,} characters, one question at a time.")
+        if "\x00" in question:
+            return "That message contains binary data; please type your question as plain text."
+        return ""
+
+    def _compose(self, question: str, query: str, gate: GateResult, nodes: list[NodeWithScore],
+                 style: AnswerStyle, timings: dict[str, float], verify_sentences: bool = True) -> Answer:
+        common = dict(query=question, rewritten_query=query if query != question else "",
+                      support=gate.support, nearest_sections=_nearest(nodes))
+        if gate.decision == "clarify":
+            options = _nearest(nodes, limit=3)
+            return Answer(text=self.clarify_text(options), decision="clarify", reason=gate.reason,
+                          clarify_options=options, **common)
+        if gate.decision == "abstain":
+            return Answer(text=self.abstain_text(common["nearest_sections"]), decision="abstain",
+                          reason=gate.reason, **common)
+        t = time.perf_counter()
+        sentences = self.synthesizer.select(query, gate.evidence, style)
+        timings["synthesise"] = _ms(t)
+        t = time.perf_counter()
+        texts = {n.node.node_id: n.node.get_content() for n in gate.evidence}
+        verdicts = verify(sentences, texts)
+        kept = [v.sentence for v in verdicts if v.supported or not verify_sentences]
+        timings["verify"] = _ms(t)
+        if not kept:
+            return Answer(text=self.abstain_text(common["nearest_sections"]), decision="abstain",
+                          reason="no sentence of the evidence could be verified against its source",
+                          **common)
+        dropped = len(verdicts) - len(kept)
+        reason = gate.reason + (f"; {dropped} unsupported sentence(s) dropped" if dropped else "")
+        return Answer(
+            text=self.synthesizer.render(kept, style), decision="answer",
+            citations=self.synthesizer.citations(kept, gate.evidence), reason=reason, **common,
+        )
+
+    @staticmethod
+    def abstain_text(nearest: list[dict]) -> str:
+        text = "The policies I can search do not cover this, so I won't guess."
+        if nearest:
+            looked = "; ".join(f"{n['title']}, {n['section']}" for n in nearest)
+            text += f" I looked at: {looked}."
+            owner = next((n["owner"] for n in nearest if n.get("owner")), "")
+            if owner:
+                text += f" For an authoritative answer, ask the {owner}."
+            else:
+                text += " For an authoritative answer, ask your faculty advisor or the Academic Section."
+        return text
+
+    @staticmethod
+    def clarify_text(options: list[dict]) -> str:
+        if not options:
+            return "Could you say a little more about what you are asking?"
+        listed = "; or ".join(f"{o['title']} ({o['section']})" for o in options)
+        return f"Your question could refer to more than one policy. Do you mean: {listed}?"

@@ -1,0 +1,208 @@
+"""The persistent chunk index: LlamaIndex `VectorStoreIndex` over a Chroma `PersistentClient`.
+
+Chroma stores each node twice (flat metadata for filtering, `_node_content` JSON for rebuilding
+the node), so a status change is done by reading the entry with its embedding, editing the node,
+deleting and re-adding it (see GOTCHAS.md).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+import chromadb
+from chromadb.config import Settings as ChromaSettings
+from llama_index.core import Settings, VectorStoreIndex
+from llama_index.core.llms import MockLLM
+from llama_index.core.retrievers import VectorIndexRetriever
+from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
+from llama_index.core.vector_stores import MetadataFilter, MetadataFilters
+from llama_index.core.vector_stores.utils import metadata_dict_to_node
+from llama_index.vector_stores.chroma import ChromaVectorStore
+
+from pipeline.chunking import ChunkIssue, audit_chunks, chunk_document
+from pipeline.documents import DocumentError, find_documents, read_document
+from pipeline.records import Chunk
+
+log = logging.getLogger(__name__)
+
+COLLECTION = "warrant_chunks"
+ACTIVE = "active"
+DEPRECATED = "deprecated"
+_ADD_BATCH = 2000
+
+
+@dataclass
+class IngestReport:
+    documents: int = 0
+    chunks_total: int = 0
+    chunks_added: int = 0
+    chunks_removed: int = 0
+    chunks_unchanged: int = 0
+    seconds: float = 0.0
+    errors: list[str] = field(default_factory=list)
+    issues: list[ChunkIssue] = field(default_factory=list)
+
+    def summary(self) -> str:
+        lines = [
+            f"ingested {self.documents} documents: {self.chunks_total} chunks "
+            f"({self.chunks_added} embedded, {self.chunks_unchanged} unchanged, "
+            f"{self.chunks_removed} removed) in {self.seconds:.1f}s"
+        ]
+        if self.issues:
+            lines.append(f"chunk audit: {len(self.issues)} flags")
+            lines.extend(f"  - {i.chunk_id}: {i.problem}" for i in self.issues)
+        else:
+            lines.append("chunk audit: no chunk too short, too long or without a heading")
+        lines.extend(f"error: {e}" for e in self.errors)
+        return "\n".join(lines)
+
+
+def chunk_to_node(chunk: Chunk, status: str = ACTIVE, origin: str = "ingest", **extra: str) -> TextNode:
+    metadata = {
+        "doc_id": chunk.doc_id, "title": chunk.title, "section": chunk.section,
+        "section_numbers": chunk.section_numbers, "version": chunk.version,
+        "effective_date": chunk.effective_date, "owner": chunk.owner, "source": chunk.source,
+        "position": chunk.position, "content_hash": chunk.content_hash, "status": status,
+        "origin": origin, "superseded_by": "", "supersedes": "",
+    }
+    metadata.update(extra)
+    node = TextNode(id_=chunk.chunk_id, text=chunk.text, metadata=metadata)
+    node.relationships[NodeRelationship.SOURCE] = RelatedNodeInfo(node_id=chunk.doc_id)
+    node.excluded_embed_metadata_keys = list(metadata)
+    node.excluded_llm_metadata_keys = list(metadata)
+    return node
+
+
+class ChunkIndex:
+    """Owns the Chroma collection; the only code that writes to it."""
+
+    def __init__(self, chroma_dir: Path, embed_model) -> None:
+        chroma_dir = Path(chroma_dir)
+        chroma_dir.mkdir(parents=True, exist_ok=True)
+        self.embed_model = embed_model
+        Settings.embed_model = embed_model
+        Settings.llm = MockLLM()  # no LLM: answers are extractive (and no OpenAI import)
+        self._client = chromadb.PersistentClient(
+            path=str(chroma_dir), settings=ChromaSettings(anonymized_telemetry=False, allow_reset=False)
+        )
+        self.collection = self._client.get_or_create_collection(COLLECTION, metadata={"hnsw:space": "cosine"})
+        self.vector_store = ChromaVectorStore(chroma_collection=self.collection)
+        self.index = VectorStoreIndex.from_vector_store(self.vector_store, embed_model=embed_model)
+        self.write_lock = threading.RLock()
+
+    # -- reading -------------------------------------------------------------------------------
+    def count(self) -> int:
+        return self.collection.count()
+
+    def retriever(self, top_k: int) -> VectorIndexRetriever:
+        filters = MetadataFilters(filters=[MetadataFilter(key="status", value=ACTIVE)])
+        return self.index.as_retriever(similarity_top_k=top_k, filters=filters)
+
+    def get_nodes(self, ids: Iterable[str] | None = None, where: dict | None = None,
+                  with_embeddings: bool = False) -> list[TextNode]:
+        include = ["metadatas", "documents"] + (["embeddings"] if with_embeddings else [])
+        kwargs: dict = {"include": include}
+        ids = list(ids) if ids is not None else None
+        if ids is not None:
+            if not ids:
+                return []
+            kwargs["ids"] = ids
+        if where:
+            kwargs["where"] = where
+        result = self.collection.get(**kwargs)
+        nodes = []
+        for i, node_id in enumerate(result["ids"]):
+            node = metadata_dict_to_node(result["metadatas"][i], text=result["documents"][i])
+            node.id_ = node_id
+            if with_embeddings:
+                node.embedding = list(map(float, result["embeddings"][i]))
+            nodes.append(node)
+        return nodes
+
+    def active_texts(self) -> list[str]:
+        return list(self.collection.get(where={"status": ACTIVE}, include=["documents"])["documents"])
+
+    def doc_ids(self) -> list[str]:
+        metas = self.collection.get(include=["metadatas"])["metadatas"]
+        return sorted({m.get("doc_id", "") for m in metas})
+
+    # -- writing -------------------------------------------------------------------------------
+    def add_nodes(self, nodes: list[TextNode]) -> None:
+        missing = [n for n in nodes if n.embedding is None]
+        if missing:
+            vectors = self.embed_model.get_text_embedding_batch([self._embed_text(n) for n in missing])
+            for node, vector in zip(missing, vectors):
+                node.embedding = vector
+        with self.write_lock:
+            for start in range(0, len(nodes), _ADD_BATCH):
+                self.vector_store.add(nodes[start : start + _ADD_BATCH])
+
+    def delete(self, ids: list[str]) -> None:
+        if ids:
+            with self.write_lock:
+                self.collection.delete(ids=list(ids))
+
+    def update_metadata(self, ids: list[str], **changes: str) -> None:
+        """Change metadata the safe way: read with embedding, edit, delete, re-add."""
+        with self.write_lock:
+            nodes = self.get_nodes(ids, with_embeddings=True)
+            for node in nodes:
+                node.metadata.update(changes)
+                node.relationships[NodeRelationship.SOURCE] = RelatedNodeInfo(node_id=node.metadata["doc_id"])
+            self.delete([n.node_id for n in nodes])
+            self.vector_store.add(nodes)
+
+    @staticmethod
+    def _embed_text(node: TextNode) -> str:
+        return f"{node.metadata.get('title', '')}. {node.metadata.get('section', '')}.\n{node.text}"
+
+    def ingest_folder(self, folder: Path, min_words: int = 40, max_words: int = 320,
+                      progress=None) -> IngestReport:
+        """Incremental: unchanged chunks are not embedded again; changed ones are replaced.
+
+        Chunks created or deprecated by reviewed tickets (origin != "ingest", or deprecated) are
+        history and are never removed here.
+        """
+        started = time.perf_counter()
+        report = IngestReport()
+        folder = Path(folder).resolve()
+        to_add: list[TextNode] = []
+        to_remove: list[str] = []
+        paths = find_documents(folder)
+        for number, path in enumerate(paths):
+            if progress:
+                progress(number / max(1, len(paths)), f"reading {path.name}")
+            try:
+                doc = read_document(path, folder)
+            except DocumentError as exc:
+                report.errors.append(str(exc))
+                continue
+            chunks = chunk_document(doc, min_words, max_words)
+            report.documents += 1
+            report.chunks_total += len(chunks)
+            report.issues.extend(audit_chunks(chunks, min_words, max_words))
+            existing = self.collection.get(where={"doc_id": doc.doc_id}, include=["metadatas"])
+            known = dict(zip(existing["ids"], existing["metadatas"]))
+            wanted = {c.chunk_id for c in chunks}
+            for chunk in chunks:
+                if chunk.chunk_id in known:
+                    report.chunks_unchanged += 1
+                else:
+                    to_add.append(chunk_to_node(chunk))
+            for chunk_id, meta in known.items():
+                if chunk_id not in wanted and meta.get("origin", "ingest") == "ingest" and meta.get("status") == ACTIVE:
+                    to_remove.append(chunk_id)
+        if to_add:
+            if progress:
+                progress(0.9, f"embedding {len(to_add)} chunks")
+            self.add_nodes(to_add)
+        self.delete(to_remove)
+        report.chunks_added = len(to_add)
+        report.chunks_removed = len(to_remove)
+        report.seconds = time.perf_counter() - started
+        return report

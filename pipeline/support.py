@@ -1,0 +1,223 @@
+"""The support score σ and the answer / clarify / abstain decision.
+
+σ = λ1·sim + λ2·coverage + λ3·consistency, where
+- sim is the best retrieval relevance (cosine of query and chunk embeddings),
+- coverage is the idf-weighted share of the query's information needs (content terms, numbers)
+  found in the evidence that will be used,
+- consistency is 1 unless the evidence disagrees with itself: the same statement with different
+  amounts, dates or counts, or the same statement with and without a negation.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import List, Optional
+
+from llama_index.core.postprocessor.types import BaseNodePostprocessor
+from llama_index.core.schema import NodeWithScore, QueryBundle
+from pydantic import Field, PrivateAttr
+
+from pipeline.records import SupportScore
+from pipeline.term_stats import TermStats
+from pipeline.text import GENERIC_TERMS, canonical_terms, has_negation, quantities, split_sentences
+
+# Programme and role names: two statements naming different ones are about different things.
+_NAMED = ("b.tech", "m.tech", "mca", "phd", "hod", "faculty", "student", "ug", "pg")
+
+
+def chroma_cosine(score: Optional[float]) -> float:
+    """Chroma returns exp(-distance); with cosine space that is exp(cos - 1)."""
+    if score is None or score <= 0:
+        return 0.0
+    return max(0.0, min(1.0, 1.0 + math.log(score)))
+
+
+@dataclass(frozen=True)
+class GateResult:
+    decision: str  # "answer" | "clarify" | "abstain"
+    support: SupportScore
+    evidence: list[NodeWithScore]
+    reason: str
+
+
+def _evidence_window(nodes: list[NodeWithScore], margin: float, limit: int) -> list[NodeWithScore]:
+    """The chunks close enough to the best one to be used as evidence."""
+    if not nodes:
+        return []
+    best = nodes[0].score or 0.0
+    return [n for n in nodes[:limit] if (n.score or 0.0) >= best - margin]
+
+
+def _statement_conflicts(a: str, b: str) -> bool:
+    """Same statement (most content words shared, same named things) with different facts."""
+    ta, tb = set(canonical_terms(a)), set(canonical_terms(b))
+    if len(ta) < 3 or len(tb) < 3:
+        return False
+    overlap = len(ta & tb) / min(len(ta), len(tb))
+    if overlap < 0.6:
+        return False
+    la, lb = a.lower(), b.lower()
+    if {n for n in _NAMED if n in la} != {n for n in _NAMED if n in lb}:
+        return False
+    qa, qb = quantities(a), quantities(b)
+    kinds_a = {q.split(":")[0] for q in qa if not q.startswith("n:")}
+    kinds_b = {q.split(":")[0] for q in qb if not q.startswith("n:")}
+    for kind in kinds_a & kinds_b:
+        va = {q for q in qa if q.startswith(kind + ":")}
+        vb = {q for q in qb if q.startswith(kind + ":")}
+        if va != vb:
+            return True
+    return overlap >= 0.8 and has_negation(a) != has_negation(b)
+
+
+def consistency_of(texts: list[str]) -> float:
+    """1.0 when the chunks agree; falls with each pair of conflicting statements between chunks."""
+    sentences = [split_sentences(t) for t in texts]
+    conflicts = 0
+    for i in range(len(sentences)):
+        for j in range(i + 1, len(sentences)):
+            if any(_statement_conflicts(a, b) for a in sentences[i] for b in sentences[j]):
+                conflicts += 1
+    return 1.0 / (1.0 + conflicts)
+
+
+def query_needs(query: str) -> tuple[list[str], set[str]]:
+    """The information needs of a query: its distinct content terms and its quantities."""
+    terms = list(dict.fromkeys(canonical_terms(query)))
+    return terms, quantities(query)
+
+
+def coverage_of(query: str, evidence_texts: list[str], stats: TermStats) -> tuple[float, tuple[str, ...]]:
+    terms, numbers = query_needs(query)
+    evidence_terms: set[str] = set()
+    evidence_numbers: set[str] = set()
+    for text in evidence_texts:
+        evidence_terms.update(canonical_terms(text))
+        evidence_numbers.update(q.split(":", 1)[1] for q in quantities(text))
+    total = found = 0.0
+    missing: list[str] = []
+    for term in terms:
+        weight = stats.idf(term) * (0.5 if term in GENERIC_TERMS else 1.0)
+        total += weight
+        if term in evidence_terms:
+            found += weight
+        else:
+            missing.append(term)
+    for q in numbers:
+        value = q.split(":", 1)[1]
+        weight = stats.idf(value) + 1.0
+        total += weight
+        if value in evidence_numbers:
+            found += weight
+        else:
+            missing.append(value)
+    if total == 0:
+        return 0.0, tuple(missing)
+    return found / total, tuple(missing)
+
+
+class SupportPostprocessor(BaseNodePostprocessor):
+    """Scores how well the retrieved chunks support an answer, and decides whether to give one.
+
+    Converts Chroma scores to cosine, keeps the chunks within `evidence_margin` of the best one,
+    computes σ and its three parts, and attaches them to every kept node's metadata
+    (`support_sim`, `support_coverage`, `support_consistency`, `support_sigma`). `gate()` returns
+    the structured decision; `_postprocess_nodes` returns the evidence (empty when σ < τ).
+    """
+
+    lambda_sim: float = Field(default=0.55, description="Weight of the best retrieval similarity.")
+    lambda_coverage: float = Field(default=0.35, description="Weight of query-need coverage.")
+    lambda_consistency: float = Field(default=0.10, description="Weight of evidence consistency.")
+    tau: float = Field(default=0.5, description="Answer only when σ ≥ τ.")
+    evidence_margin: float = Field(default=0.12, description="Keep chunks this close to the best.")
+    evidence_limit: int = Field(default=3, description="At most this many chunks as evidence.")
+    clarify_max_terms: int = Field(default=2, description="A query this short may be vague.")
+    clarify_margin: float = Field(default=0.06, description="Topics this close count as a split.")
+    _stats: TermStats = PrivateAttr()
+
+    def __init__(self, stats: TermStats, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._stats = stats
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "SupportPostprocessor"
+
+    def score(self, query: str, nodes: list[NodeWithScore]) -> tuple[SupportScore, list[NodeWithScore]]:
+        for node in nodes:
+            if node.node.metadata.get("support_cosine") is None:
+                node.node.metadata["support_cosine"] = chroma_cosine(node.score)
+                node.score = node.node.metadata["support_cosine"]
+        nodes = sorted(nodes, key=lambda n: n.score or 0.0, reverse=True)
+        evidence = _evidence_window(nodes, self.evidence_margin, self.evidence_limit)
+        sim = evidence[0].score if evidence else 0.0
+        texts = [self._text(n) for n in evidence]
+        coverage, missing = coverage_of(query, texts, self._stats) if evidence else (0.0, ())
+        consistency = consistency_of([n.node.get_content() for n in evidence]) if evidence else 1.0
+        sigma = self.lambda_sim * sim + self.lambda_coverage * coverage + self.lambda_consistency * consistency
+        support = SupportScore(
+            sigma=round(sigma, 4), sim=round(sim, 4), coverage=round(coverage, 4),
+            consistency=round(consistency, 4), tau=self.tau, missing_terms=missing,
+        )
+        for node in evidence:
+            node.node.metadata.update(
+                support_sigma=support.sigma, support_sim=node.score, support_coverage=support.coverage,
+                support_consistency=support.consistency,
+            )
+        return support, evidence
+
+    @staticmethod
+    def _text(node: NodeWithScore) -> str:
+        meta = node.node.metadata
+        return f"{meta.get('title', '')}. {meta.get('section', '')}. {node.node.get_content()}"
+
+    def gate(self, query: str, nodes: list[NodeWithScore]) -> GateResult:
+        support, evidence = self.score(query, nodes)
+        if self._is_vague_split(query, nodes, support):
+            return GateResult("clarify", support, evidence, "the question is short and the closest "
+                              "policies are about different things")
+        if evidence and support.sigma >= self.tau:
+            return GateResult("answer", support, evidence, f"σ {support.sigma:.2f} ≥ τ {self.tau:.2f}")
+        if not evidence:
+            reason = "nothing was retrieved"
+        elif support.missing_terms:
+            reason = (f"σ {support.sigma:.2f} < τ {self.tau:.2f}; the policies do not mention: "
+                      + ", ".join(support.missing_terms[:5]))
+        else:
+            reason = f"σ {support.sigma:.2f} < τ {self.tau:.2f}; the closest sections are only loosely related"
+        return GateResult("abstain", support, evidence, reason)
+
+    def ungated(self, query: str, nodes: list[NodeWithScore]) -> GateResult:
+        """The baseline's decision: answer from whatever was retrieved."""
+        support, evidence = self.score(query, nodes)
+        decision = "answer" if evidence else "abstain"
+        return GateResult(decision, support, evidence, "ungated baseline: always answers")
+
+    def _is_vague_split(self, query: str, nodes: list[NodeWithScore], support: SupportScore) -> bool:
+        """A short query that fits chunks of two or more documents equally well.
+
+        Each candidate must contain every specific term of the query: then the query gives no
+        way to choose between them ("What is the fee?"), while "What is the revaluation fee?"
+        does.
+        """
+        terms, numbers = query_needs(query)
+        specific = [t for t in terms if t not in GENERIC_TERMS]
+        if numbers or not specific or len(specific) > self.clarify_max_terms or not nodes:
+            return False
+        best = nodes[0].score or 0.0
+        docs = set()
+        for node in nodes:
+            if (node.score or 0.0) < best - self.clarify_margin:
+                break
+            if set(specific) <= set(canonical_terms(self._text(node))):
+                docs.add(node.node.metadata.get("doc_id"))
+        return len(docs) >= 2
+
+    def _postprocess_nodes(
+        self, nodes: List[NodeWithScore], query_bundle: Optional[QueryBundle] = None
+    ) -> List[NodeWithScore]:
+        if query_bundle is None:
+            raise ValueError("SupportPostprocessor needs the query")
+        result = self.gate(query_bundle.query_str, list(nodes))
+        return result.evidence if result.decision == "answer" else []

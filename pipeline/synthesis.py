@@ -1,0 +1,129 @@
+"""Grounded extractive synthesis: the answer is made of the evidence's own sentences, each cited."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from llama_index.core.schema import NodeWithScore
+
+from pipeline.records import AnswerStyle, Citation
+from pipeline.term_stats import TermStats
+from pipeline.text import GENERIC_TERMS, canonical_terms, quantities, split_sentences
+
+_QUANTITY_QUESTION = re.compile(r"\b(how (much|many|long|soon)|when|what (is|are) the (fee|deadline|minimum|maximum|last))\b", re.I)
+_SENTENCES_FOR_LENGTH = {"brief": 2, "standard": 3, "detailed": 6}
+_PROGRAMME_ALIASES = {
+    "b.tech": ("b.tech", "btech", "b tech", "undergraduate"),
+    "m.tech": ("m.tech", "mtech", "m tech"),
+    "mca": ("mca",),
+    "phd": ("phd", "ph.d", "doctoral"),
+}
+
+
+@dataclass(frozen=True)
+class CitedSentence:
+    text: str
+    citation: int  # the [n] marker
+    chunk_id: str
+
+
+def programme_key(programme: str) -> str:
+    low = programme.lower()
+    for key, aliases in _PROGRAMME_ALIASES.items():
+        if any(a in low for a in aliases):
+            return key
+    return ""
+
+
+def _mentions_programme(sentence: str, key: str) -> bool:
+    low = sentence.lower()
+    return bool(key) and any(a in low for a in _PROGRAMME_ALIASES[key])
+
+
+class ExtractiveSynthesizer:
+    """Picks the evidence sentences that answer the query, orders them, and cites each one."""
+
+    def __init__(self, stats: TermStats) -> None:
+        self._stats = stats
+
+    def _sentence_score(self, query_terms: list[str], sentence: str, wants_quantity: bool) -> float:
+        terms = set(canonical_terms(sentence))
+        if not terms:
+            return 0.0
+        total = sum(self._weight(t) for t in query_terms) or 1.0
+        hit = sum(self._weight(t) for t in query_terms if t in terms)
+        score = hit / total
+        if wants_quantity and quantities(sentence):
+            score += 0.15
+        return score
+
+    def _weight(self, term: str) -> float:
+        return self._stats.idf(term) * (0.4 if term in GENERIC_TERMS else 1.0)
+
+    def select(self, query: str, evidence: list[NodeWithScore], style: AnswerStyle) -> list[CitedSentence]:
+        query_terms = list(dict.fromkeys(canonical_terms(query)))
+        wants_quantity = bool(_QUANTITY_QUESTION.search(query))
+        candidates: list[tuple[float, int, int, str, str]] = []
+        for rank, node in enumerate(evidence):
+            heading = (node.node.metadata.get("section") or "").strip().lower()
+            relevance = node.score or 0.0
+            for position, sentence in enumerate(split_sentences(node.node.get_content())):
+                if sentence.strip().lower() == heading or len(sentence.split()) < 4:
+                    continue
+                lexical = self._sentence_score(query_terms, sentence, wants_quantity)
+                score = 0.75 * lexical + 0.25 * relevance - 0.03 * rank
+                candidates.append((score, rank, position, sentence, node.node.node_id))
+        if not candidates:
+            return []
+        candidates.sort(key=lambda c: c[0], reverse=True)
+        best = candidates[0][0]
+        limit = _SENTENCES_FOR_LENGTH[style.length]
+        chosen = [c for c in candidates if c[0] >= 0.7 * best][:limit]
+        # Evidence split over two chunks (questions needing two sections): keep each chunk's best.
+        if style.length != "brief":
+            for rank in range(1, len(evidence)):
+                if not any(c[1] == rank for c in chosen):
+                    top = next((c for c in candidates if c[1] == rank), None)
+                    if top and top[0] >= 0.55 * best and len(chosen) < limit + 1:
+                        chosen.append(top)
+        if style.length == "brief" and len(chosen) > 1 and len(chosen[0][3].split()) > 18:
+            chosen = chosen[:1]
+        key = programme_key(style.programme)
+        chosen.sort(key=lambda c: (not _mentions_programme(c[3], key), c[1], c[2]))
+        if key:  # a programme-specific rule the user is in goes first, even if ranked lower
+            extra = next((c for c in candidates if _mentions_programme(c[3], key) and c not in chosen
+                          and c[0] >= 0.6 * best), None)
+            if extra:
+                chosen.insert(0, extra)
+                chosen = chosen[: limit + 1]
+        numbering: dict[str, int] = {}
+        result = []
+        for c in chosen:
+            n = numbering.setdefault(c[4], len(numbering) + 1)
+            result.append(CitedSentence(c[3], n, c[4]))
+        return result
+
+    @staticmethod
+    def render(sentences: list[CitedSentence], style: AnswerStyle) -> str:
+        if style.format == "bullets":
+            return "\n".join(f"- {s.text} [{s.citation}]" for s in sentences)
+        return " ".join(f"{s.text} [{s.citation}]" for s in sentences)
+
+    @staticmethod
+    def citations(sentences: list[CitedSentence], evidence: list[NodeWithScore]) -> list[Citation]:
+        by_id = {n.node.node_id: n for n in evidence}
+        out: dict[int, Citation] = {}
+        quotes: dict[int, list[str]] = {}
+        for s in sentences:
+            quotes.setdefault(s.citation, []).append(s.text)
+            if s.citation not in out:
+                meta = by_id[s.chunk_id].node.metadata
+                out[s.citation] = Citation(
+                    n=s.citation, doc_id=meta.get("doc_id", ""), chunk_id=s.chunk_id,
+                    title=meta.get("title", ""), section=meta.get("section", ""), quote="",
+                    source=meta.get("source", ""), version=str(meta.get("version", "")),
+                )
+        return [
+            Citation(**{**c.__dict__, "quote": " ".join(quotes[n])}) for n, c in sorted(out.items())
+        ]

@@ -1,0 +1,93 @@
+"""Shared fixtures: the real embedding model loaded once per session, tiny corpora on disk."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+TINY_FEES = """---
+doc_id: fees
+title: Examination Fees Policy
+version: 1.0
+effective_date: 2026-07-01
+owner: Office of the Controller of Examinations
+---
+
+# Examination Fees Policy
+
+## 1. Purpose
+This policy sets the fees that students pay for examination services at the Institute, including
+revaluation of answer scripts and photocopies of answer scripts, and explains how they are paid.
+
+## 2. Revaluation Fee
+The revaluation fee is Rs. 500 per course. A student applies for revaluation within 7 calendar days
+of the publication of results. The fee is paid online through the ERP portal and is refunded when
+the marks increase after revaluation.
+
+## 3. Photocopy Fee
+The fee for a photocopy of an answer script is Rs. 300 per course. The photocopy is issued within
+5 working days of the application, and the student may then decide whether to apply for revaluation.
+"""
+
+TINY_LIBRARY = """---
+doc_id: library
+title: Library Borrowing Policy
+version: 1.0
+effective_date: 2026-07-01
+owner: Chief Librarian
+---
+
+# Library Borrowing Policy
+
+## 1. Borrowing Limits
+An undergraduate student may borrow up to 4 books at a time for a period of 14 days. A postgraduate
+student may borrow up to 6 books at a time for a period of 30 days. Reference books cannot be borrowed.
+
+## 2. Overdue Books
+A fine of Rs. 5 per day is charged for each overdue book. Borrowing rights are suspended when the
+total fine exceeds Rs. 200 until the fine is paid at the circulation desk.
+"""
+
+
+@pytest.fixture(scope="session")
+def embed_model():
+    from pipeline.embedding import MiniLMEmbedding
+
+    return MiniLMEmbedding()
+
+
+@pytest.fixture()
+def tiny_docs(tmp_path: Path) -> Path:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "fees.md").write_text(TINY_FEES, encoding="utf-8")
+    (docs / "library.md").write_text(TINY_LIBRARY, encoding="utf-8")
+    return docs
+
+
+@pytest.fixture()
+def tiny_engine(tmp_path: Path, tiny_docs: Path, embed_model):
+    from pipeline.config import load_config
+    from pipeline.engine import AnswerEngine
+
+    config = load_config().with_home(tmp_path / "home")
+    engine = AnswerEngine(config, embed_model=embed_model)
+    engine.ingest(tiny_docs)
+    return engine
+
+
+def subprocess_env(home: Path | None = None) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", PYTHONPATH=str(REPO))
+    if home is not None:
+        env["WARRANT_HOME"] = str(home)
+    return env
