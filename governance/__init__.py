@@ -1,0 +1,1 @@
+"""Accounts and roles, policy-change claims, review tickets, corpus evolution, audit log."""

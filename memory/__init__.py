@@ -1,0 +1,1 @@
+"""Per-user memory: preferences, facts and conversations, one TinyDB file per user."""
