@@ -207,7 +207,9 @@ def tune(engine, items: list[dict]) -> dict:
             precision = tp_abst / abst if abst else 1.0
             recall = tp_abst / n_un if n_un else 1.0
             answer_rate = ans / n_ans if n_ans else 1.0
-            objective = answer_rate + recall + (0 if precision >= 0.95 else -1)
+            # Balanced: the weaker of answer rate and abstention recall first, then their sum;
+            # abstention precision below 0.95 disqualifies.
+            objective = (precision >= 0.95, round(min(answer_rate, recall), 4), answer_rate + recall)
             if best is None or objective > best[0]:
                 best = (objective, l1, l2, l3, tau, answer_rate, precision, recall)
     _, l1, l2, l3, tau, answer_rate, precision, recall = best

@@ -20,7 +20,15 @@ from pydantic import Field, PrivateAttr
 
 from pipeline.records import SupportScore
 from pipeline.term_stats import TermStats
-from pipeline.text import GENERIC_TERMS, canonical_terms, has_negation, quantities, split_sentences
+from pipeline.text import (
+    GENERIC_TERMS,
+    canonical_terms,
+    canonical_terms_with_surface,
+    has_negation,
+    quantities,
+    split_sentences,
+)
+from pipeline.word_rarity import specificity
 
 # Programme and role names: two statements naming different ones are about different things.
 _NAMED = ("b.tech", "m.tech", "mca", "phd", "hod", "faculty", "student", "ug", "pg")
@@ -88,25 +96,45 @@ def query_needs(query: str) -> tuple[list[str], set[str]]:
     return terms, quantities(query)
 
 
+MISSING_KEY_PENALTY = 0.5
+
+
+def term_weight(term: str, surface: str, stats: TermStats) -> float:
+    """How much a query term says: corpus idf times its specificity in general English."""
+    weight = stats.idf(term) * specificity(surface)
+    return weight * (0.5 if term in GENERIC_TERMS else 1.0)
+
+
 def coverage_of(query: str, evidence_texts: list[str], stats: TermStats) -> tuple[float, tuple[str, ...]]:
-    terms, numbers = query_needs(query)
+    """Weighted share of the query's needs found in the evidence, and the needs not found."""
     evidence_terms: set[str] = set()
     evidence_numbers: set[str] = set()
     for text in evidence_texts:
         evidence_terms.update(canonical_terms(text))
         evidence_numbers.update(q.split(":", 1)[1] for q in quantities(text))
-    total = found = 0.0
+    total = found = heaviest = heaviest_missing = 0.0
     missing: list[str] = []
-    for term in terms:
-        weight = stats.idf(term) * (0.5 if term in GENERIC_TERMS else 1.0)
+    seen: set[str] = set()
+    for term, surface in canonical_terms_with_surface(query):
+        if term in seen or term.replace(",", "").replace(".", "").isdigit():
+            continue
+        seen.add(term)
+        weight = term_weight(term, surface, stats)
         total += weight
+        heaviest = max(heaviest, weight)
         if term in evidence_terms:
             found += weight
         else:
-            missing.append(term)
-    for q in numbers:
+            missing.append(surface)
+            heaviest_missing = max(heaviest_missing, weight)
+    for q in quantities(query):
         value = q.split(":", 1)[1]
-        weight = stats.idf(value) + 1.0
+        if value in seen:
+            continue
+        seen.add(value)
+        # A number in a question is usually the asker's situation ("in week 6"), not a need;
+        # it counts like an ordinary word and is not the decisive missing need.
+        weight = 0.5 * stats.idf(value)
         total += weight
         if value in evidence_numbers:
             found += weight
@@ -114,7 +142,9 @@ def coverage_of(query: str, evidence_texts: list[str], stats: TermStats) -> tupl
             missing.append(value)
     if total == 0:
         return 0.0, tuple(missing)
-    return found / total, tuple(missing)
+    # One specific need left unmet (a stipend, a PhD, a calculator) is what makes a near-miss
+    # unanswerable, however many other words match; so the most specific missing need counts twice.
+    return (found / total) * (1.0 - MISSING_KEY_PENALTY * heaviest_missing / heaviest), tuple(missing)
 
 
 class SupportPostprocessor(BaseNodePostprocessor):

@@ -16,7 +16,7 @@ _ABBREV_END = re.compile(r"\b(?:Rs|Dr|Mr|Ms|Mrs|Prof|No|e\.g|i\.e|etc|vs|St|Sec)
 
 STOPWORDS = frozenset(
     """a about above after again against all also am an and any are as at be because been before
-    being below between both but by can could did do does doing done down during each either else
+    being below between both but by can could did do does doing done during each either else
     ever every few for from further get gets getting got had has have having he her here hers him
     his how i if in into is it its itself just let like may me might more most much must my myself
     need needs no nor not now of off on once only or other our ours out over own per please same
@@ -24,7 +24,10 @@ STOPWORDS = frozenset(
     through to too under until up upon us very via was we were what when where which while who whom
     whose why will with within without would yes yet you your yours yourself tell know want wanted
     anyone someone something thing things able allowed kindly hi hello hey dear regarding say says
-    said one ones many lot lots really actually currently exactly""".split()
+    said one ones many lot lots really actually currently exactly happen happens happened go goes
+    going went gone long soon quickly still another chance instead different good bad see find
+    finds found come comes put puts give gives given keep kept happen end ends ended way ways
+    anything everything nothing kind sort bit also already even much""".split()
 )
 
 # Words so common in this kind of corpus that they say little about what is being asked.
@@ -169,9 +172,29 @@ SYNONYMS = {
     "drop": "drop", "withdraw": "withdrawal", "withdrawn": "withdrawal",
     "hod": "hod", "head": "hod",
     "sem": "semester",
+    "sick": "medical", "ill": "medical", "illness": "medical", "hospital": "medical",
+    "hospitalis": "medical", "hospitaliz": "medical",
+    "mistake": "error", "glitch": "error", "wrong": "error", "incorrect": "error",
+    "sheet": "script", "paper": "script",
+    "copy": "photocopy", "scann": "photocopy", "scan": "photocopy",
+    "hand": "submit", "upload": "submit", "submission": "submit",
+    "lose": "penalty", "deduct": "penalty", "deduction": "penalty", "fine": "penalty",
+    "switch": "change", "swap": "change", "transfer": "change",
+    "submitt": "submit",
 }
 
 
 def canonical_terms(text: str) -> list[str]:
     """Content terms with domain synonyms folded together."""
     return [SYNONYMS.get(t, t) for t in content_terms(text)]
+
+
+def canonical_terms_with_surface(text: str) -> list[tuple[str, str]]:
+    """(canonical term, the word as written) for each content word, in order."""
+    out = []
+    for tok in tokens(text):
+        if tok in STOPWORDS or len(tok) < 2:
+            continue
+        stemmed = stem(tok)
+        out.append((SYNONYMS.get(stemmed, stemmed), tok))
+    return out
