@@ -1,0 +1,31 @@
+"""pipeline.rewrite: elliptical follow-ups become self-contained; full questions are left alone.
+
+(Lives here with the memory tests because the follow-up history comes from memory.)
+"""
+
+from __future__ import annotations
+
+from pipeline.rewrite import needs_rewrite, rewrite_followup
+
+
+def test_what_about_pairs_the_new_focus_with_the_previous_question():
+    out = rewrite_followup("what about labs?", ["Is revaluation available for theory exams?"])
+    assert "revaluation" in out.lower() and "labs" in out.lower()
+
+
+def test_pronoun_is_replaced_by_the_previous_topic():
+    assert rewrite_followup("and the fee for that?", ["How do I apply for revaluation?"]) == "the fee for revaluation?"
+
+
+def test_self_contained_question_needs_no_rewrite():
+    assert rewrite_followup("What is the fee for revaluation?", ["How do I apply for revaluation?"]) == ""
+    assert not needs_rewrite("How many credits can a B.Tech student register for in one semester?")
+
+
+def test_no_history_means_no_rewrite():
+    assert rewrite_followup("what about labs?", []) == ""
+
+
+def test_uses_the_most_recent_question():
+    out = rewrite_followup("and the fee for that?", ["How do I drop a course?", "How do I get a photocopy?"])
+    assert "photocopy" in out and "drop" not in out
