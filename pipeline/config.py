@@ -14,8 +14,8 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 # Tuned on data/golden/dev.jsonl with `python -m pipeline.eval --tune dev` (see README).
-DEFAULT_TAU = 0.50
-DEFAULT_LAMBDAS = (0.55, 0.35, 0.10)
+DEFAULT_TAU = 0.42
+DEFAULT_LAMBDAS = (0.40, 0.55, 0.05)
 
 
 def _env_float(name: str, default: float) -> float:

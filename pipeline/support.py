@@ -163,7 +163,7 @@ class SupportPostprocessor(BaseNodePostprocessor):
     evidence_margin: float = Field(default=0.12, description="Keep chunks this close to the best.")
     evidence_limit: int = Field(default=3, description="At most this many chunks as evidence.")
     clarify_max_terms: int = Field(default=2, description="A query this short may be vague.")
-    clarify_margin: float = Field(default=0.06, description="Topics this close count as a split.")
+    clarify_margin: float = Field(default=0.12, description="Topics this close count as a split.")
     _stats: TermStats = PrivateAttr()
 
     def __init__(self, stats: TermStats, **kwargs) -> None:

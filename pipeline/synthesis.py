@@ -11,7 +11,15 @@ from pipeline.records import AnswerStyle, Citation
 from pipeline.term_stats import TermStats
 from pipeline.text import GENERIC_TERMS, canonical_terms, quantities, split_sentences
 
-_QUANTITY_QUESTION = re.compile(r"\b(how (much|many|long|soon)|when|what (is|are) the (fee|deadline|minimum|maximum|last))\b", re.I)
+_QUANTITY_QUESTION = re.compile(r"\b(how (much|many|long|soon|often)|when|by when|what (is|are) the (fee|deadline|minimum|maximum|last))\b", re.I)
+# What kind of number a question asks for, so the sentence that holds that kind ranks first.
+_WANTED_UNITS = (
+    (re.compile(r"\b(how long|how soon|when|by when|deadline|within|how many (days|weeks|months))\b", re.I),
+     ("day", "week", "week#", "month", "year", "hour")),
+    (re.compile(r"\b(how much|fee|cost|charge|price|pay)\b", re.I), ("rs",)),
+    (re.compile(r"\b(percentage|percent|%|share|weight|weightage)\b", re.I), ("pct",)),
+    (re.compile(r"\bhow many\b", re.I), ("credit", "mark", "student", "course", "n", "attempt", "member", "withdrawal")),
+)
 _SENTENCES_FOR_LENGTH = {"brief": 2, "standard": 3, "detailed": 6}
 _PROGRAMME_ALIASES = {
     "b.tech": ("b.tech", "btech", "b tech", "undergraduate"),
@@ -47,15 +55,19 @@ class ExtractiveSynthesizer:
     def __init__(self, stats: TermStats) -> None:
         self._stats = stats
 
-    def _sentence_score(self, query_terms: list[str], sentence: str, wants_quantity: bool) -> float:
+    def _sentence_score(self, query_terms: list[str], sentence: str, wanted_units: set[str]) -> float:
         terms = set(canonical_terms(sentence))
         if not terms:
             return 0.0
         total = sum(self._weight(t) for t in query_terms) or 1.0
         hit = sum(self._weight(t) for t in query_terms if t in terms)
         score = hit / total
-        if wants_quantity and quantities(sentence):
-            score += 0.15
+        if wanted_units:
+            kinds = {q.split(":", 1)[0] for q in quantities(sentence)}
+            if kinds & wanted_units:
+                score += 0.25
+            elif kinds:
+                score += 0.08
         return score
 
     def _weight(self, term: str) -> float:
@@ -63,7 +75,12 @@ class ExtractiveSynthesizer:
 
     def select(self, query: str, evidence: list[NodeWithScore], style: AnswerStyle) -> list[CitedSentence]:
         query_terms = list(dict.fromkeys(canonical_terms(query)))
-        wants_quantity = bool(_QUANTITY_QUESTION.search(query))
+        wanted_units: set[str] = set()
+        if _QUANTITY_QUESTION.search(query) or any(p.search(query) for p, _ in _WANTED_UNITS):
+            for pattern, units in _WANTED_UNITS:
+                if pattern.search(query):
+                    wanted_units.update(units)
+                    break
         candidates: list[tuple[float, int, int, str, str]] = []
         for rank, node in enumerate(evidence):
             heading = (node.node.metadata.get("section") or "").strip().lower()
@@ -71,7 +88,7 @@ class ExtractiveSynthesizer:
             for position, sentence in enumerate(split_sentences(node.node.get_content())):
                 if sentence.strip().lower() == heading or len(sentence.split()) < 4:
                     continue
-                lexical = self._sentence_score(query_terms, sentence, wants_quantity)
+                lexical = self._sentence_score(query_terms, sentence, wanted_units)
                 score = 0.75 * lexical + 0.25 * relevance - 0.03 * rank
                 candidates.append((score, rank, position, sentence, node.node.node_id))
         if not candidates:

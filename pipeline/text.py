@@ -180,7 +180,7 @@ SYNONYMS = {
     "hand": "submit", "upload": "submit", "submission": "submit",
     "lose": "penalty", "deduct": "penalty", "deduction": "penalty", "fine": "penalty",
     "switch": "change", "swap": "change", "transfer": "change",
-    "submitt": "submit",
+    "submitt": "submit", "result": "outcome",
 }
 
 
