@@ -1,0 +1,109 @@
+"""A tiny run of the benchmark's parts: keys present and numbers sane (no timing thresholds)."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from pipeline.config import load_config
+from scenarios import bench
+from scenarios.synthetic import load_material, perturbed_vector, synthetic_chunks, synthetic_chunks_with_sources
+
+QUESTIONS = [
+    "What is the revaluation fee?",
+    "How many books can an undergraduate borrow?",
+    "When must I apply for revaluation?",
+    "What is the fine for an overdue book?",
+    "What is the capital of France?",
+]
+
+
+def test_percentile_is_nearest_rank():
+    values = list(range(1, 101))
+    assert bench.percentile(values, 50) == 50
+    assert bench.percentile(values, 95) == 95
+    assert math.isnan(bench.percentile([], 95))
+
+
+def test_golden_questions_load_without_duplicates():
+    questions = bench.load_questions()
+    assert len(questions) >= 5
+    assert len(questions) == len(set(questions))
+
+
+def test_synthetic_corpus_is_deterministic_and_varied(tiny_docs: Path):
+    material = load_material(tiny_docs)
+    first = synthetic_chunks(50, material, seed=3)
+    assert first == synthetic_chunks(50, material, seed=3)
+    assert synthetic_chunks(5, material, seed=3, start=10) == first[10:15]
+    assert len({c.chunk_id for c in first}) == 50
+    assert len({c.text for c in first}) > 40
+    assert first != synthetic_chunks(50, material, seed=4)
+
+
+def test_perturbed_vectors_are_deterministic_unit_and_near_their_sentences(tiny_docs: Path):
+    import numpy as np
+
+    material = load_material(tiny_docs)
+    rng = np.random.default_rng(0)
+    sentence_vectors = rng.normal(size=(len(material.sentences), 384))
+    sentence_vectors /= np.linalg.norm(sentence_vectors, axis=1, keepdims=True)
+    (chunk, sources), = synthetic_chunks_with_sources(1, material, seed=3, start=7)
+    assert chunk == synthetic_chunks(1, material, seed=3, start=7)[0]
+    assert sources and all(material.sentences[i].split()[0] in chunk.text for i in sources)
+
+    vector = perturbed_vector(sources, sentence_vectors, 7, seed=3)
+    assert vector == perturbed_vector(sources, sentence_vectors, 7, seed=3)
+    assert vector != perturbed_vector(sources, sentence_vectors, 8, seed=3)
+    assert abs(np.linalg.norm(vector) - 1.0) < 1e-9
+    mean = sentence_vectors[sources].mean(axis=0)
+    assert np.dot(vector, mean / np.linalg.norm(mean)) > 0.9
+
+
+def test_small_bench_reports_every_headline_key(tmp_path: Path, tiny_docs: Path, embed_model,
+                                               monkeypatch: pytest.MonkeyPatch):
+    config = load_config().with_home(tmp_path / "home")
+    config = replace(config, docs_dir=tiny_docs)
+    monkeypatch.setattr(bench, "load_questions", lambda *a: QUESTIONS)
+    monkeypatch.setattr(bench, "load_config", lambda: config)
+    monkeypatch.setattr(bench, "measure_cold_start",
+                        lambda home, q, runs=3: {"runs": 0, "median_s": 1.0, "max_s": 1.0, "all_s": []})
+
+    results = bench.run_bench(sizes=[100, 300], repeat=1, users=3, turns=2, cold_runs=1,
+                              out_dir=tmp_path / "reports", work_dir=tmp_path / "work",
+                              embed_model=embed_model, perturb_above=100)
+
+    flat = json.loads((tmp_path / "reports" / "bench.json").read_text())
+    for key in ("ask_ms_p50", "ask_ms_p95", "baseline_ask_ms_p95", "cold_start_s", "ingest_chunks_per_s",
+                "ask_ms_p95_100k", "concurrent_ms_p95", "concurrent_errors", "concurrent_lost_turns",
+                "peak_rss_mb"):
+        assert key in flat
+    assert 0 < flat["ask_ms_p50"] <= flat["ask_ms_p95"]
+    assert flat["baseline_ask_ms_p95"] > 0
+    assert flat["ingest_chunks_per_s"] > 0 and flat["peak_rss_mb"] > 0
+    assert flat["concurrent_errors"] == 0 and flat["concurrent_lost_turns"] == 0
+    assert flat["ask_ms_p95_100k"] is None  # only 300 synthetic chunks were run
+    embedded, perturbed = results["scale"]["100"], results["scale"]["300"]
+    assert embedded["vectors"] == "embedded" and embedded["ingest_chunks_per_s"] > 0
+    assert perturbed["vectors"] == "perturbed" and "ingest_chunks_per_s" not in perturbed
+    assert flat["ingest_chunks_per_s_synthetic"] == embedded["ingest_chunks_per_s"]
+    assert perturbed["chunks"] == 300 + results["ingest_policies"]["chunks"]
+    assert perturbed["index_mb"] > 0 and perturbed["ask_ms"]["n"] == len(QUESTIONS)
+    assert results["warm"]["breakdown"]["embed"]["n"] == len(QUESTIONS)
+    md = (tmp_path / "reports" / "bench.md").read_text()
+    assert "| warm ask p95" in md and "perturbed real vectors" in md and "GPU" in md
+
+
+def test_concurrency_counts_every_turn_persisted(tmp_path: Path, tiny_docs: Path, embed_model):
+    from ui.service import WarrantService
+
+    config = load_config().with_home(tmp_path / "home")
+    config = replace(config, docs_dir=tiny_docs)
+    service = WarrantService(config, embed_model=embed_model)
+    result = bench.measure_concurrency_service(service, QUESTIONS, users=4, turns=3, deadline_s=120)
+    assert result["errors"] == 0 and result["lost_turns"] == 0
+    assert result["latency_ms"]["n"] == 12 and result["not_run_before_deadline"] == 0
