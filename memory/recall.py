@@ -16,9 +16,9 @@ LABEL = "From what you told me (memory, not policy):"
 
 _PROFILE_QUESTIONS = [
     (re.compile(r"\b(what|which) (programme|program|course|degree) (am i|do i study|am i (in|doing|enrolled in))\b"
-                r"|\bwhat am i studying\b|\bmy (programme|program|degree)\b", re.I), "programme"),
-    (re.compile(r"\b(what|which) year (am i|of study am i)\b|\bmy year( of study)?\b", re.I), "year"),
-    (re.compile(r"\b(what|which) (department|branch|dept) (am i|do i belong)\b|\bmy (department|branch|dept)\b",
+                r"|\bwhat am i studying\b|\b(what|which)(?:'s| is) my (programme|program|degree)\b", re.I), "programme"),
+    (re.compile(r"\b(what|which) year (am i|of study am i)\b|\b(what|which)(?:'s| is) my year( of study)?\b", re.I), "year"),
+    (re.compile(r"\b(what|which) (department|branch|dept) (am i|do i belong)\b|\b(what|which)(?:'s| is) my (department|branch|dept)\b",
                 re.I), "department"),
 ]
 _ALL = re.compile(r"\bwhat (do|did) you (know|remember|store) about me\b|\bwhat have i told you\b"
