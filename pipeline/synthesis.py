@@ -11,10 +11,12 @@ from pipeline.records import AnswerStyle, Citation
 from pipeline.term_stats import TermStats
 from pipeline.text import GENERIC_TERMS, canonical_terms, quantities, split_sentences
 
-_QUANTITY_QUESTION = re.compile(r"\b(how (much|many|long|soon|often)|when|by when|what (is|are) the (fee|deadline|minimum|maximum|last))\b", re.I)
+_QUANTITY_QUESTION = re.compile(r"\b(how (much|many|long|soon|often)|when|by when|last (day|date)|which week|"
+                                r"what (is|are) the (fee|deadline|minimum|maximum|last))\b", re.I)
 # What kind of number a question asks for, so the sentence that holds that kind ranks first.
 _WANTED_UNITS = (
-    (re.compile(r"\b(how long|how soon|when|by when|deadline|within|how many (days|weeks|months))\b", re.I),
+    (re.compile(r"\b(how long|how soon|when|by when|until when|deadline|within|last (day|date|week)|"
+                r"up to which week|which week|how many (days|weeks|months))\b", re.I),
      ("day", "week", "week#", "month", "year", "hour")),
     (re.compile(r"\b(how much|fee|cost|charge|price|pay)\b", re.I), ("rs",)),
     (re.compile(r"\b(percentage|percent|%|share|weight|weightage)\b", re.I), ("pct",)),
