@@ -6,13 +6,16 @@ here. Every method that acts for a user takes that `Identity` and checks its rol
 
 from __future__ import annotations
 
+import json
+import os
 import re
 from dataclasses import dataclass, field
 from typing import Callable
 
+from governance.accounts import AccountStore, ensure_demo_accounts
 from governance.audit import AuditLog
 from governance.service import GovernanceService
-from governance.identity import Identity, require
+from governance.identity import ROLES, Identity, PermissionDenied, require
 from memory.service import MemoryService, user_key
 from pipeline.config import Config
 from pipeline.engine import AnswerEngine
@@ -41,6 +44,8 @@ class WarrantService:
                               added=report.chunks_added, folder=str(config.docs_dir))
         self.memory = MemoryService(config.users_dir)
         self.governance = GovernanceService(self.engine, self.audit, config)
+        self.accounts = AccountStore(config.home / "accounts.json")
+        self._load_settings()
 
     def chat(self, identity: Identity, text: str, session_id: str | None = None) -> TurnResult:
         """One chat turn for the authenticated `identity`; persists it in that user's history."""
@@ -71,3 +76,95 @@ class WarrantService:
             answer = self.governance.on_chat_turn(identity, text, answer)
         self.memory.record_turn(identity, session_id, text, answer)
         return TurnResult(answer, session_id, notes)
+
+    # -- accounts and sessions (the login page, the admin tab) -----------------------------------
+    def ensure_demo_accounts(self) -> dict[str, str]:
+        """First start: create student/reviewer/admin; returns passwords generated now (print once)."""
+        return ensure_demo_accounts(self.accounts, self.config.home, self.config.demo_password)
+
+    def login(self, username: str, password: str) -> Identity:
+        """The Identity for these credentials; raises LoginRefused (wrong, or throttled) otherwise."""
+        return self.accounts.authenticate(username, password).identity()
+
+    def identity_for(self, username: str) -> Identity | None:
+        """The Identity of an authenticated username with its current role (None if it is gone)."""
+        account = self.accounts.get(username)
+        return account.identity() if account else None
+
+    def sso_identity(self, subject_id: str, username: str, display_name: str = "") -> Identity:
+        """The account of an SSO user, created with the `user` role on first login."""
+        account = self.accounts.get(username)
+        if account is None:
+            account = self.accounts.create(username, None, "user", display_name=display_name,
+                                           provider="oidc", user_id=subject_id)
+            self.audit.append("account_created", "system", username=username, role="user", provider="oidc")
+        elif account.user_id != subject_id:
+            raise PermissionDenied("That username belongs to another account; ask an admin.")
+        return account.identity()
+
+    def list_accounts(self, identity: Identity) -> list[dict]:
+        require(identity, "manage_accounts")
+        return [{"username": a.username, "role": a.role, "display_name": a.display_name, "provider": a.provider}
+                for a in self.accounts.list()]
+
+    def create_account(self, identity: Identity, username: str, password: str, role: str = "user") -> str:
+        require(identity, "manage_accounts")
+        account = self.accounts.create(username, password, role)
+        self.audit.append("account_created", identity.username, username=account.username, role=account.role)
+        return f"Created {account.username} ({account.role})."
+
+    def set_role(self, identity: Identity, username: str, role: str) -> str:
+        require(identity, "manage_accounts")
+        if role not in ROLES:
+            raise ValueError(f"Role must be one of: {', '.join(ROLES)}.")
+        target = self.accounts.get(username)
+        if target is None:
+            raise ValueError(f"No account named {username!r}.")
+        admins = [a for a in self.accounts.list() if a.role == "admin"]
+        if target.role == "admin" and role != "admin" and len(admins) == 1:
+            raise ValueError("That is the last admin account; make another admin first.")
+        old, new = self.accounts.set_role(target.username, role)
+        self.audit.append("role_change", identity.username, username=target.username, old=old, new=new)
+        return f"{target.username}: {old} -> {new}."
+
+    def set_tau(self, identity: Identity, value: float) -> str:
+        """Change the support threshold now and for later starts (`<home>/settings.json`); audited."""
+        require(identity, "set_tau")
+        old = self.engine.tau
+        self.engine.tau = float(value)
+        self._save_settings({"tau": self.engine.tau})
+        self.audit.append("tau_change", identity.username, old=old, new=self.engine.tau)
+        return f"τ changed from {old:.2f} to {self.engine.tau:.2f}."
+
+    def latest_session(self, identity: Identity) -> tuple[str, list[dict]]:
+        """The caller's most recent conversation (id, turns), or a fresh id with no turns."""
+        sessions = self.memory.sessions(identity)
+        if not sessions:
+            return self.memory.new_session(identity), []
+        return sessions[-1], self.memory.history(identity, sessions[-1])
+
+    def new_session(self, identity: Identity) -> str:
+        require(identity, "chat")
+        return self.memory.new_session(identity)
+
+    @property
+    def settings_path(self):
+        return self.config.home / "settings.json"
+
+    def _load_settings(self) -> None:
+        try:
+            settings = json.loads(self.settings_path.read_text(encoding="utf-8"))
+        except (FileNotFoundError, ValueError):
+            return
+        if isinstance(settings.get("tau"), (int, float)):
+            self.engine.tau = float(settings["tau"])
+
+    def _save_settings(self, changes: dict) -> None:
+        try:
+            settings = json.loads(self.settings_path.read_text(encoding="utf-8"))
+        except (FileNotFoundError, ValueError):
+            settings = {}
+        settings.update(changes)
+        tmp = self.settings_path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(settings, indent=1), encoding="utf-8")
+        os.replace(tmp, self.settings_path)

@@ -1,0 +1,44 @@
+"""Warrant's entry point: `python app.py` serves the web app (default http://127.0.0.1:7860).
+
+Reads the configuration once (pipeline/config.py), builds the index from data/policies on the
+first start, creates the demo accounts when there are none, and serves with uvicorn.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from pipeline.config import load_config, set_offline_environment
+
+
+def _progress(fraction: float, message: str) -> None:
+    print(f"[warrant] indexing {fraction:4.0%}  {message}", flush=True)
+
+
+def main() -> None:
+    set_offline_environment()
+    config = load_config()
+    print(f"[warrant] state directory: {config.home}", flush=True)
+    print("[warrant] loading the embedding model and the index (the first start builds it) ...", flush=True)
+
+    import uvicorn
+
+    from ui.app import build_app
+    from ui.service import WarrantService
+
+    service = WarrantService(config, progress=_progress)
+    generated = service.ensure_demo_accounts()
+    if generated:
+        print("[warrant] demo accounts created (shown once; also saved to "
+              f"{config.home / 'demo_passwords.txt'}):", flush=True)
+        for username, password in generated.items():
+            print(f"[warrant]   {username:<9} {password}", flush=True)
+    elif config.demo_password and service.accounts.get("student"):
+        print("[warrant] demo accounts: student / reviewer / admin (password from WARRANT_DEMO_PASSWORD)")
+    app = build_app(service)
+    print(f"[warrant] serving on http://{config.host}:{config.port}", flush=True)
+    uvicorn.run(app, host=config.host, port=config.port, log_level="warning")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,99 @@
+"""Start `python app.py` as a subprocess on a free loopback port (shared by the browser and API tests).
+
+The first start in a test session ingests data/policies (slow on a loaded machine); later starts
+copy that state directory, so they only load the model.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+import httpx
+
+from tests.conftest import REPO, subprocess_env
+
+DEMO_PASSWORD = "demo-pass-for-tests-123"
+_TEMPLATE: dict[str, Path] = {}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextmanager
+def running_app(timeout_s: float = 300.0) -> Iterator[tuple[str, Path]]:
+    """Yield (base URL, state directory) of a fresh app on a free port; stop it and clean up after."""
+    root = Path(tempfile.mkdtemp(prefix="warrant-app-"))
+    home = root / "home"
+    if "home" in _TEMPLATE:
+        shutil.copytree(_TEMPLATE["home"], home)
+    port = free_port()
+    env = subprocess_env(home)
+    env.update(PORT=str(port), WARRANT_DEMO_PASSWORD=DEMO_PASSWORD, WARRANT_HOST="127.0.0.1")
+    env.pop("GRADIO_SERVER_PORT", None)
+    log = open(root / "app.log", "w")
+    proc = subprocess.Popen([sys.executable, str(REPO / "app.py")], cwd=REPO, env=env, stdout=log,
+                            stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError("app.py exited early:\n" + (root / "app.log").read_text())
+            try:
+                if httpx.get(base + "/login", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError("app.py did not start in time:\n" + (root / "app.log").read_text())
+            time.sleep(1)
+        if "home" not in _TEMPLATE:
+            template = Path(tempfile.mkdtemp(prefix="warrant-template-")) / "home"
+            shutil.copytree(home, template, ignore=shutil.ignore_patterns("users", "accounts.json", "audit.jsonl",
+                                                                          "secret.key", "query_log.jsonl"))
+            _TEMPLATE["home"] = template
+            atexit.register(shutil.rmtree, template.parent, True)
+        yield base, home
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def login(client: httpx.Client, base: str, username: str, password: str = DEMO_PASSWORD) -> httpx.Response:
+    return client.post(base + "/login", data={"username": username, "password": password}, follow_redirects=False)
+
+
+def call(client: httpx.Client, base: str, api_name: str, *data) -> tuple[str, object]:
+    """Call a gradio endpoint by api_name over plain HTTP: (event, decoded data) of the final event."""
+    started = client.post(f"{base}/gradio_api/call/{api_name}", json={"data": list(data)})
+    if started.status_code != 200:
+        return f"http {started.status_code}", started.text
+    event_id = started.json()["event_id"]
+    stream = client.get(f"{base}/gradio_api/call/{api_name}/{event_id}", timeout=120)
+    event, payload = "", None
+    for line in stream.text.splitlines():
+        if line.startswith("event:"):
+            event = line.split(":", 1)[1].strip()
+        elif line.startswith("data:"):
+            raw = line.split(":", 1)[1].strip()
+            payload = json.loads(raw) if raw and raw != "null" else None
+    return event, payload

@@ -1,0 +1,89 @@
+"""The admin tab: accounts and roles, the support threshold τ, and the audit panel.
+
+The tab is hidden from other roles, but that is presentation only: every handler gets the
+identity from the request and the service method checks `manage_accounts` / `set_tau` itself.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import gradio as gr
+from gradio.context import Context
+
+from governance.identity import ROLES, Identity, PermissionDenied
+from ui.service import WarrantService
+
+_HEADERS = ["username", "role", "display name", "sign-in"]
+
+
+def build_admin_tab(service: WarrantService, identity_of: Callable[[gr.Request], Identity]) -> None:
+    """Build the tab's components inside the caller's open `gr.Tab(...)` context."""
+    status = gr.Markdown("", elem_id="warrant-admin-status")
+    with gr.Group():
+        gr.Markdown("### Accounts")
+        accounts = gr.Dataframe(headers=_HEADERS, interactive=False, elem_id="warrant-accounts")
+        refresh = gr.Button("Refresh", size="sm")
+        with gr.Row():
+            role_user = gr.Textbox(label="Username")
+            role_value = gr.Radio(list(ROLES), label="New role", value="user")
+            change_role = gr.Button("Change role")
+        with gr.Row():
+            new_user = gr.Textbox(label="New username", info="3-32 letters, digits, . _ -")
+            new_password = gr.Textbox(label="Password", type="password", info="at least 8 characters")
+            new_role = gr.Radio(list(ROLES), label="Role", value="user")
+            create = gr.Button("Create account")
+    with gr.Group():
+        gr.Markdown("### Support threshold τ\nAn answer is given only when σ ≥ τ. Changes are audited and "
+                    "kept across restarts.")
+        tau = gr.Slider(0.0, 1.0, step=0.01, value=service.engine.tau, label="τ")
+        set_tau = gr.Button("Set τ")
+
+    def _rows(identity: Identity) -> list[list[str]]:
+        return [[a["username"], a["role"], a["display_name"], a["provider"]]
+                for a in service.list_accounts(identity)]
+
+    def _guarded(request: gr.Request, action: Callable[[Identity], str]):
+        try:
+            identity = identity_of(request)
+            message = action(identity)
+            return message, _rows(identity), service.engine.tau
+        except (PermissionDenied, ValueError) as exc:
+            return str(exc), gr.update(), gr.update()
+
+    def list_all(request: gr.Request):
+        return _guarded(request, lambda i: "")
+
+    def change(username: str, role: str, request: gr.Request):
+        return _guarded(request, lambda i: service.set_role(i, username, role))
+
+    def add(username: str, password: str, role: str, request: gr.Request):
+        return _guarded(request, lambda i: service.create_account(i, username, password, role))
+
+    def threshold(value: float, request: gr.Request):
+        return _guarded(request, lambda i: service.set_tau(i, value))
+
+    outputs = [status, accounts, tau]
+    refresh.click(list_all, None, outputs, api_name="list_accounts")
+    change_role.click(change, [role_user, role_value], outputs, api_name="set_role")
+    create.click(add, [new_user, new_password, new_role], outputs, api_name="create_account")
+    set_tau.click(threshold, [tau], outputs, api_name="set_tau")
+
+    def on_load(request: gr.Request):
+        """Fill the table for admins; stay silent for everyone else (the tab is hidden for them)."""
+        try:
+            identity = identity_of(request)
+            return "", _rows(identity), service.engine.tau
+        except (PermissionDenied, ValueError):
+            return "", gr.update(), gr.update()
+
+    if isinstance(Context.root_block, gr.Blocks):
+        Context.root_block.load(on_load, None, outputs, api_name=False)
+
+    try:
+        from ui.review_tab import build_audit_panel
+    except ImportError:
+        return
+    with gr.Group():
+        gr.Markdown("### Audit log")
+        build_audit_panel(service, identity_of)

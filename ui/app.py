@@ -1,0 +1,85 @@
+"""Compose the web app: FastAPI login routes + the Gradio Blocks mounted behind a session check.
+
+Every gradio route (page, config, queue, API) passes through `auth_dependency`, which accepts
+only a valid signed cookie of an existing account; the tabs then build the `Identity` of each
+call from `request.username`. Tabs for reviewers and admins are hidden from other roles, which is
+presentation only: their handlers check the role again on the server.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import gradio as gr
+from fastapi import FastAPI
+from fastapi.responses import RedirectResponse
+
+from governance.identity import Identity, PermissionDenied
+from ui.admin_tab import build_admin_tab
+from ui.chat_tab import build_chat_tab
+from ui.login import add_login_routes, set_session_cookie
+from ui.render import CSS, esc
+from ui.service import WarrantService
+from ui.session import SessionCookies, identity_reader, load_or_create_secret, username_reader
+
+
+def build_blocks(service: WarrantService, identity_of: Callable[[gr.Request], Identity]) -> gr.Blocks:
+    with gr.Blocks(title="Warrant") as blocks:
+        header = gr.HTML("<b>Warrant</b>", elem_id="warrant-header")
+        with gr.Tab("Chat", id="chat"):
+            build_chat_tab(service, identity_of)
+        try:
+            from ui.memory_tab import build_memory_tab
+        except ImportError:
+            build_memory_tab = None
+        if build_memory_tab is not None:
+            with gr.Tab("My memory", id="memory"):
+                build_memory_tab(service, identity_of)
+        try:
+            from ui.review_tab import build_review_tab
+        except ImportError:
+            build_review_tab = None
+        review_tab = None
+        if build_review_tab is not None:
+            with gr.Tab("Review", id="review", visible=False) as review_tab:
+                build_review_tab(service, identity_of)
+        with gr.Tab("Admin", id="admin", visible=False) as admin_tab:
+            build_admin_tab(service, identity_of)
+
+        def on_load(request: gr.Request):
+            try:
+                identity = identity_of(request)
+            except PermissionDenied:
+                return "<a href='/login'>Log in</a>", gr.update(visible=False), gr.update(visible=False)
+            who = (f"<div style='text-align:right'>Signed in as <b id='warrant-user'>{esc(identity.display_name)}"
+                   f"</b> ({esc(identity.role)}) · <a href='/logout' id='warrant-logout'>Log out</a></div>")
+            return (who, gr.update(visible=identity.can("review_tickets")),
+                    gr.update(visible=identity.can("manage_accounts")))
+
+        outputs = [header, review_tab if review_tab is not None else gr.State(), admin_tab]
+        blocks.load(on_load, None, outputs, api_name=False)
+    return blocks
+
+
+def build_app(service: WarrantService) -> FastAPI:
+    """The FastAPI app to serve with uvicorn (see app.py)."""
+    config = service.config
+    secret = load_or_create_secret(config.home, config.secret)
+    cookies = SessionCookies(secret)
+    current_username = username_reader(cookies, lambda name: service.accounts.get(name) is not None)
+    sso = bool(config.oidc_metadata_url and config.oidc_client_id and config.oidc_client_secret)
+    app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
+    add_login_routes(app, service, cookies, current_username, cross_site=config.on_spaces, sso=sso)
+    if sso:
+        from governance.auth_oidc import add_oidc_routes
+
+        def sign_in(subject_id: str, username: str, display_name: str):
+            identity = service.sso_identity(subject_id, username, display_name)
+            response = RedirectResponse("/", status_code=303)
+            set_session_cookie(response, cookies, identity.username, config.on_spaces)
+            return response
+
+        add_oidc_routes(app, config, secret, sign_in)
+    blocks = build_blocks(service, identity_reader(service))
+    return gr.mount_gradio_app(app, blocks, path="/", auth_dependency=current_username, css=CSS,
+                               footer_links=[], ssr_mode=False)

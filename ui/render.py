@@ -1,0 +1,128 @@
+"""Answers as safe text: chat bubbles (Markdown), the sources panel and the support meter (HTML).
+
+Every string that came from a user or a document goes through `html.escape` before it is placed
+in markup, so `<script>` typed in a message or written in a policy is shown as text. Functions take
+the `Answer.to_dict()` form because that is also what the conversation history stores.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~>])")
+
+CSS = """
+.warrant-card {border:1px solid #d0d7de; border-radius:8px; padding:10px 12px; margin:6px 0;}
+.warrant-card h4 {margin:0 0 4px 0;}
+.warrant-quote {border-left:3px solid #8c959f; padding-left:8px; color:#444; margin:4px 0;}
+.warrant-abstain {border-color:#d4a72c; background:#fff8c5;}
+.warrant-clarify {border-color:#54aeff; background:#ddf4ff;}
+.warrant-memory {border-color:#8250df; background:#fbefff;}
+.warrant-meter {height:12px; background:#eaeef2; border-radius:6px; position:relative; margin:6px 0;}
+.warrant-meter-fill {height:12px; border-radius:6px;}
+.warrant-meter-tau {position:absolute; top:-3px; width:2px; height:18px; background:#24292f;}
+.warrant-muted {color:#57606a; font-size:0.9em;}
+"""
+
+_LABELS = {
+    "abstain": "Not covered — no answer given",
+    "clarify": "Which policy do you mean?",
+    "memory": "From your memory, not from the policies",
+    "out_of_scope": "",
+    "answer": "",
+}
+
+
+def esc(text: object) -> str:
+    return html.escape(str(text if text is not None else ""), quote=True)
+
+
+def _md_text(text: str) -> str:
+    """Plain text for a Markdown bubble: HTML escaped, Markdown punctuation backslash-escaped,
+    then the citation markers put back so `[1]` still reads as a marker."""
+    safe = _MD_SPECIAL.sub(r"\\\1", html.escape(str(text or ""), quote=False))
+    return re.sub(r"\\\[(\d+)\\\]", r"[\1]", safe)
+
+
+def user_bubble(text: str) -> str:
+    return _md_text(text)
+
+
+def answer_bubble(answer: dict, notes: list[str] | None = None) -> str:
+    """The assistant's chat message: a label for abstain/clarify/memory, the text, any notes."""
+    parts = []
+    label = _LABELS.get(answer.get("decision", ""), "")
+    if label:
+        parts.append(f"**{esc(label)}**")
+    parts.append(_md_text(answer.get("text", "")))
+    if notes:
+        parts.append("_" + _md_text(" ".join(notes)) + "_")
+    return "\n\n".join(parts)
+
+
+def sources_html(answer: dict | None) -> str:
+    """The evidence panel: cited sources, or for a refusal what was searched and who to ask."""
+    if not answer:
+        return "<div class='warrant-muted'>Sources of the latest answer appear here.</div>"
+    decision = answer.get("decision", "")
+    if decision == "answer" and answer.get("citations"):
+        cards = []
+        for c in answer["citations"]:
+            version = f" · version {esc(c.get('version'))}" if c.get("version") else ""
+            cards.append(
+                f"<div class='warrant-card warrant-source'><h4>[{esc(c.get('n'))}] {esc(c.get('title'))}</h4>"
+                f"<div class='warrant-muted'>{esc(c.get('section'))}{version}</div>"
+                f"<div class='warrant-quote'>“{esc(c.get('quote'))}”</div></div>")
+        return "<div class='warrant-sources'><h3>Sources</h3>" + "".join(cards) + "</div>"
+    if decision in ("abstain", "clarify"):
+        css = "warrant-abstain" if decision == "abstain" else "warrant-clarify"
+        searched = answer.get("rewritten_query") or answer.get("query") or ""
+        nearest = answer.get("clarify_options") or answer.get("nearest_sections") or []
+        items = "".join(f"<li>{esc(n.get('title'))}, {esc(n.get('section'))}"
+                        f" <span class='warrant-muted'>(similarity {esc(n.get('similarity'))})</span></li>"
+                        for n in nearest)
+        owner = next((n.get("owner") for n in nearest if n.get("owner")), "")
+        who = esc(owner) if owner else "your faculty advisor or the Academic Section"
+        title = "No answer: the evidence is too weak" if decision == "abstain" else "Clarifying question"
+        return (f"<div class='warrant-card {css}'><h4>{title}</h4>"
+                f"<div><b>Searched for:</b> {esc(searched)}</div>"
+                f"<div><b>Why:</b> {esc(answer.get('reason'))}</div>"
+                f"<div><b>Nearest sections:</b><ul>{items or '<li>none</li>'}</ul></div>"
+                f"<div><b>Who to ask:</b> {who}</div></div>")
+    if decision == "memory":
+        return ("<div class='warrant-card warrant-memory'>Answered from what you told me (see the My memory tab); "
+                "no policy document was used.</div>")
+    return f"<div class='warrant-muted'>{esc(answer.get('reason') or 'No sources for this reply.')}</div>"
+
+
+def support_html(answer: dict | None) -> str:
+    """σ against τ as a bar with a τ tick, and the three parts of σ."""
+    support = (answer or {}).get("support")
+    if not support:
+        return "<div class='warrant-muted'>Support meter: no policy search for this reply.</div>"
+    sigma, tau = float(support.get("sigma", 0.0)), float(support.get("tau", 0.0))
+    passes = sigma >= tau
+    colour = "#2da44e" if passes else "#cf222e"
+    width = max(0.0, min(1.0, sigma)) * 100
+    tick = max(0.0, min(1.0, tau)) * 100
+    verdict = "enough evidence to answer" if passes else "below the threshold: not answering"
+    missing = support.get("missing_terms") or []
+    missing_line = (f"<div class='warrant-muted'>Not found in the evidence: {esc(', '.join(missing))}</div>"
+                    if missing else "")
+    return (f"<div class='warrant-card warrant-support'><b>Support σ = {sigma:.2f}</b> vs τ = {tau:.2f} — "
+            f"{verdict}"
+            f"<div class='warrant-meter'><div class='warrant-meter-fill' style='width:{width:.0f}%;"
+            f"background:{colour}'></div><div class='warrant-meter-tau' style='left:{tick:.0f}%'></div></div>"
+            f"<div class='warrant-muted'>similarity {float(support.get('sim', 0)):.2f} · "
+            f"coverage {float(support.get('coverage', 0)):.2f} · "
+            f"consistency {float(support.get('consistency', 0)):.2f}</div>{missing_line}</div>")
+
+
+def history_messages(turns: list[dict]) -> list[dict]:
+    """Stored conversation turns as gr.Chatbot messages."""
+    messages: list[dict] = []
+    for turn in turns:
+        messages.append({"role": "user", "content": user_bubble(turn.get("user_text", ""))})
+        messages.append({"role": "assistant", "content": answer_bubble(turn.get("answer") or {})})
+    return messages
