@@ -2,7 +2,9 @@
 
 Each record carries `prev_hash` (the previous record's `hash`, or 64 zeros for the first) and its
 own `hash` = sha256 over the canonical JSON of the record without `hash`. Editing, deleting,
-inserting or reordering any line breaks the chain at that line.
+inserting or reordering any line breaks the chain at that line. Deleting the *last* lines leaves
+a valid shorter chain, so each append also records the newest `seq` and `hash` in
+`<state>/audit.jsonl.head`; `verify` checks that the log still reaches that record.
 """
 
 from __future__ import annotations
@@ -78,7 +80,27 @@ class AuditLog:
                 fh.write(canonical(record) + "\n")
                 fh.flush()
                 os.fsync(fh.fileno())
+            self._write_head(record)
             return record
+
+    @property
+    def head_path(self) -> Path:
+        return self.path.with_name(self.path.name + ".head")
+
+    def _write_head(self, record: dict) -> None:
+        tmp = self.head_path.with_name(self.head_path.name + ".tmp")
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(canonical({"seq": record["seq"], "hash": record["hash"]}))
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, self.head_path)
+
+    def _read_head(self) -> dict | None:
+        try:
+            head = json.loads(self.head_path.read_text(encoding="utf-8"))
+        except (FileNotFoundError, ValueError):
+            return None
+        return head if isinstance(head, dict) else None
 
     def records(self) -> list[dict]:
         if not self.path.exists():
@@ -88,9 +110,12 @@ class AuditLog:
 
     def verify(self) -> VerifyResult:
         if not self.path.exists():
+            if self._read_head():
+                return VerifyResult(False, 0, 1, "the log file is missing but records were written")
             return VerifyResult(True, 0)
         prev = GENESIS
         count = 0
+        hashes: dict[int, str] = {}
         with open(self.path, encoding="utf-8") as fh:
             for number, line in enumerate(fh, start=1):
                 if not line.strip():
@@ -107,5 +132,12 @@ class AuditLog:
                 if record.get("seq") != count + 1:
                     return VerifyResult(False, count, number, f"sequence number {record.get('seq')} where {count + 1} was expected")
                 prev = record["hash"]
+                hashes[count + 1] = prev
                 count += 1
+        head = self._read_head()
+        # A crash between the log's fsync and the head's may leave the head one record behind; a
+        # head *ahead* of the log, or naming another hash, means records were cut from the end.
+        if head and (head.get("seq", 0) > count or hashes.get(head.get("seq")) != head.get("hash")):
+            return VerifyResult(False, count, count + 1, f"the log ends at record {count} but record "
+                                f"{head.get('seq')} was written (records deleted from the end)")
         return VerifyResult(True, count)

@@ -1,19 +1,31 @@
-"""Governance as the service layer sees it. STUB to be built by the governance issue (#6).
+"""Governance as the service layer sees it: claims in chat, tickets, review, corpus evolution, audit.
 
-Contract used by ui/service.py, the review tab and the scenario runner:
-- `on_chat_turn(identity, text, answer) -> Answer`: when `text` claims a policy changed, set
-  `answer.policy_claim` (claim, conflicting cited section, offer to file) and say so in the text.
-- ticket methods (`file_ticket`, `list_tickets`, `get_ticket`, `decide`) each take the acting
-  `Identity` and check its role on the server.
+Every public method takes the acting `Identity` (from the authenticated session) and checks its
+role here, on the server, before doing anything; hiding a tab is presentation, not security.
 """
 
 from __future__ import annotations
 
-from governance.audit import AuditLog
+import threading
+from pathlib import Path
+from typing import Callable
+
+from governance.audit import AuditLog, VerifyResult
 from governance.claims import detect_claim
-from governance.identity import Identity
+from governance.contradictions import closest, find_contradictions, propose_replacement
+from governance.evolution import CorpusEvolution, Hook
+from governance.identity import Identity, PermissionDenied, require
+from governance.proof import ProofRefused, read_upload, store_proof
+from governance.tickets import STATUSES, Ticket, TicketStore, new_ticket_id, now_iso
+from governance.trust import trust_score
 from pipeline.config import Config
 from pipeline.records import Answer
+
+MAX_CLAIM_CHARS = 2000
+MAX_PROOF_TEXT_CHARS = 20_000
+ANALYSE_TOP = 3  # retrieved chunks compared with a filed claim
+_APPROVE = {"approve", "approved", "accept", "accepted", "implement"}
+_REJECT = {"reject", "rejected", "decline", "declined"}
 
 
 class GovernanceService:
@@ -21,9 +33,271 @@ class GovernanceService:
         self.engine = engine
         self.audit = audit
         self.config = config
+        self.tickets = TicketStore(config.home / "tickets.json")
+        self.evolution = CorpusEvolution(engine.index, config.home / "apply_journal.json")
+        self.proofs_dir = config.home / "proofs"
+        self._lock = threading.RLock()
+        # Replaceable (tests make it fail to exercise the rollback).
+        self.post_check: Callable[[Ticket, dict], dict] = self._post_update_check
+        self.recover()
 
+    # -- chat ---------------------------------------------------------------------------------------
     def on_chat_turn(self, identity: Identity, text: str, answer: Answer) -> Answer:
+        """When `text` claims a policy changed: keep the cited answer, name the conflict, offer a ticket."""
         claim = detect_claim(text)
-        if claim is not None:
-            answer.policy_claim = {"text": claim.text, "subject": claim.subject}
+        if claim is None:
+            return answer
+        cited = {c.chunk_id: c for c in answer.citations}
+        found = []
+        for node in self.engine.index.get_nodes(list(cited)):
+            found += find_contradictions(claim.statement, node.node_id, node.text, node.metadata.get("section", ""))
+        contradictions = [c.to_dict() for c in closest(found)]
+        conflicting = cited.get(contradictions[0]["chunk_id"]) if contradictions else next(iter(cited.values()), None)
+        citation = None
+        if conflicting is not None:
+            citation = {"n": conflicting.n, "doc_id": conflicting.doc_id, "chunk_id": conflicting.chunk_id,
+                        "title": conflicting.title, "section": conflicting.section, "quote": conflicting.quote}
+        answer.policy_claim = {
+            "text": claim.text, "claim": claim.text, "statement": claim.statement, "subject": claim.subject,
+            "conflicting_citation": citation, "contradictions": contradictions,
+            "conflicts": bool(contradictions), "offer_ticket": True,
+        }
+        answer.text = f"{answer.text}\n\n{self._claim_note(claim.statement, citation, contradictions)}"
         return answer
+
+    @staticmethod
+    def _claim_note(statement: str, citation: dict | None, contradictions: list[dict]) -> str:
+        offer = ("If you believe the policy has changed, you can file this claim for review, with any proof "
+                 "you have (Review tab, \"My claims\"). The answer above stays as the current policy until "
+                 "a reviewer approves a change.")
+        if citation is None:
+            return f"You said: \"{statement}\" I could not find the section this refers to. {offer}"
+        where = f"[{citation['n']}] {citation['title']}, {citation['section']}"
+        if contradictions:
+            c = contradictions[0]
+            return (f"Note: you said \"{c['claim_span']['text']}\", which conflicts with {where}: the current "
+                    f"policy says \"{c['chunk_span']['text']}\". {offer}")
+        return f"Note: you described a change to what {where} says. {offer}"
+
+    # -- tickets ------------------------------------------------------------------------------------
+    def analyse(self, statement: str) -> tuple[list[dict], list[dict]]:
+        """Contradictions between `statement` and the closest active chunks, and those chunks."""
+        nodes, _ = self.engine.retrieve(statement)
+        hits = {hit.node.node_id: hit for hit in nodes[:ANALYSE_TOP]}
+        found = []
+        for hit in hits.values():
+            node = hit.node
+            found += find_contradictions(statement, node.node_id, node.get_content(), node.metadata.get("section", ""))
+        contradictions = [c.to_dict() for c in closest(found)]
+        affected = []
+        for chunk_id in dict.fromkeys(c["chunk_id"] for c in contradictions):
+            hit = hits[chunk_id]
+            node, meta = hit.node, hit.node.metadata
+            affected.append({"chunk_id": node.node_id, "doc_id": meta.get("doc_id", ""), "title": meta.get("title", ""),
+                             "section": meta.get("section", ""), "version": meta.get("version", ""),
+                             "effective_date": meta.get("effective_date", ""), "text": node.get_content(),
+                             "similarity": round(hit.score or 0.0, 3)})
+        return contradictions, affected
+
+    def file_ticket(self, identity: Identity, claim: str, proof_text: str = "",
+                    proof_file: str | Path | bytes | None = None, proof_name: str = "",
+                    new_text: str = "") -> Ticket:
+        """File a claim for review; refuses bad uploads (ProofRefused, a ValueError) with a clear message."""
+        require(identity, "file_claim")
+        claim = (claim or "").strip()
+        if not claim:
+            raise ValueError("Please write the claim: what you believe the policy now says.")
+        if len(claim) > MAX_CLAIM_CHARS:
+            raise ValueError(f"Please keep the claim under {MAX_CLAIM_CHARS:,} characters.")
+        proof_text = (proof_text or "").strip()
+        if len(proof_text) > MAX_PROOF_TEXT_CHARS:
+            raise ValueError(f"Pasted proof is limited to {MAX_PROOF_TEXT_CHARS:,} characters; upload a file instead.")
+        stored = None
+        if proof_file is not None and proof_file != "":
+            if isinstance(proof_file, (bytes, bytearray)):
+                data, name = bytes(proof_file), proof_name
+            else:
+                data, name = read_upload(proof_file, proof_name or None)
+            stored = store_proof(data, name, self.proofs_dir)
+        detected = detect_claim(claim)
+        statement = detected.statement if detected else claim
+        evidence = "\n".join(t for t in (proof_text, stored.text if stored else "") if t)
+        trust = trust_score(statement, identity.role, evidence, has_proof_file=stored is not None)
+        contradictions, affected = self.analyse(statement)
+        replacements = {a["chunk_id"]: propose_replacement(
+            a["text"], [c for c in contradictions if c["chunk_id"] == a["chunk_id"]]) for a in affected}
+        if new_text.strip() and len(affected) == 1:
+            replacements[affected[0]["chunk_id"]] = new_text.strip()
+        ticket = Ticket(
+            ticket_id=new_ticket_id(), claim=claim, statement=statement, reporter_id=identity.user_id,
+            reporter_name=identity.username, reporter_role=identity.role, proof_text=proof_text,
+            proof_file=stored.to_dict() if stored else None, trust=trust.to_dict(),
+            contradictions=contradictions, affected=affected, replacements=replacements,
+        )
+        self.tickets.save(ticket)
+        self.audit.append("ticket_created", identity.username, ticket_id=ticket.ticket_id, claim=claim,
+                          reporter_id=identity.user_id, trust=trust.score,
+                          proof=(stored.kind if stored else ("text" if proof_text else "none")))
+        self.audit.append("contradiction_analysis", "system", ticket_id=ticket.ticket_id,
+                          affected=[a["chunk_id"] for a in affected],
+                          contradictions=[{"kind": c["kind"], "chunk_id": c["chunk_id"], "claim": c["claim_span"]["text"],
+                                           "chunk": c["chunk_span"]["text"][:200]} for c in contradictions])
+        return ticket
+
+    def list_tickets(self, identity: Identity, status: str | None = None, mine: bool = False) -> list[Ticket]:
+        """Reviewers and admins see the queue; anyone else sees only the claims they filed."""
+        if status and status not in STATUSES:
+            raise ValueError(f"Status must be one of: {', '.join(STATUSES)}.")
+        if mine or not identity.can("review_tickets"):
+            require(identity, "own_tickets")
+            return self.tickets.list(status or None, reporter_id=identity.user_id)
+        require(identity, "review_tickets")
+        return self.tickets.list(status or None)
+
+    def get_ticket(self, identity: Identity, ticket_id: str) -> Ticket:
+        require(identity, "own_tickets")
+        ticket = self.tickets.get(str(ticket_id or "").strip())
+        if ticket is None or (ticket.reporter_id != identity.user_id and not identity.can("review_tickets")):
+            # The same answer for "missing" and "someone else's": ids are not an oracle.
+            raise PermissionDenied("No such ticket among the ones you may see.")
+        return ticket
+
+    def edit_replacement(self, identity: Identity, ticket_id: str, chunk_id: str, text: str) -> Ticket:
+        require(identity, "review_tickets")
+        with self._lock:
+            ticket = self.get_ticket(identity, ticket_id)
+            if ticket.status != "open":
+                raise ValueError(f"Ticket {ticket.ticket_id} is {ticket.status}; only open tickets can be edited.")
+            if chunk_id not in ticket.replacements:
+                raise ValueError("That chunk is not one this ticket affects.")
+            if not (text or "").strip():
+                raise ValueError("The replacement text cannot be empty.")
+            ticket.replacements[chunk_id] = text.strip()
+            self.tickets.save(ticket)
+            self.audit.append("ticket_edited", identity.username, ticket_id=ticket.ticket_id, chunk_id=chunk_id)
+            return ticket
+
+    # -- decisions ----------------------------------------------------------------------------------
+    def decide(self, identity: Identity, ticket_id: str, decision: str, reason: str, hook: Hook | None = None) -> Ticket:
+        """Approve (apply, check, commit or roll back) or reject an open ticket; a reason is required."""
+        require(identity, "review_tickets")
+        verdict = (decision or "").strip().lower()
+        if verdict not in _APPROVE | _REJECT:
+            raise ValueError("The decision must be approve or reject.")
+        reason = (reason or "").strip()
+        if not reason:
+            raise ValueError("Please give a reason for the decision; the reporter and the audit log see it.")
+        with self._lock:
+            ticket = self.get_ticket(identity, ticket_id)
+            if ticket.status != "open":
+                raise ValueError(f"Ticket {ticket.ticket_id} is already {ticket.status}; nothing changed.")
+            if verdict in _REJECT:
+                ticket.status, ticket.decision_reason = "rejected", reason
+                ticket.decided_by, ticket.decided_at = identity.username, now_iso()
+                self.tickets.save(ticket)
+                self.audit.append("ticket_rejected", identity.username, ticket_id=ticket.ticket_id, reason=reason)
+                return ticket
+            return self._approve(identity, ticket, reason, hook)
+
+    def _approve(self, identity: Identity, ticket: Ticket, reason: str, hook: Hook | None) -> Ticket:
+        if not ticket.replacements:
+            raise ValueError("This ticket affects no chunk of the current corpus, so there is nothing to change; "
+                             "reject it with a reason.")
+        plan = self.evolution.plan(ticket.ticket_id, ticket.replacements)
+        plan.update(decided_by=identity.username, reason=reason)
+        self.audit.append("ticket_approved", identity.username, ticket_id=ticket.ticket_id, reason=reason)
+        self.evolution.write_journal(plan)  # from here on a crash is recoverable
+        done = self.evolution.apply(plan, hook)
+        old_ids, new_ids = [o["id"] for o in plan["old"]], [n["id"] for n in plan["new"]]
+        self.audit.append("chunks_deprecated", "system", ticket_id=ticket.ticket_id, chunk_ids=old_ids,
+                          superseded_by=new_ids)
+        self.audit.append("chunks_created", "system", ticket_id=ticket.ticket_id, chunk_ids=new_ids,
+                          versions=[n["metadata"]["version"] for n in plan["new"]],
+                          effective_date=plan["new"][0]["metadata"]["effective_date"], applied=done)
+        self.engine.refresh()
+        check = self.post_check(ticket, plan)
+        self.audit.append("post_update_check", "system", ticket_id=ticket.ticket_id, **check)
+        if hook:
+            hook("checked")
+        ticket.decided_by, ticket.decided_at, ticket.check = identity.username, now_iso(), check
+        if not check["passed"]:
+            undone = self.evolution.rollback(plan)
+            self.engine.refresh()
+            self.evolution.clear_journal()
+            ticket.status = "failed"
+            ticket.decision_reason = f"{reason} (approved, but the post-update check failed: {check['reason']}; " \
+                                     "the change was rolled back)"
+            self.tickets.save(ticket)
+            self.audit.append("apply_rolled_back", "system", ticket_id=ticket.ticket_id, reason=check["reason"], **undone)
+            return ticket
+        plan["phase"] = "committed"
+        self.evolution.write_journal(plan)
+        if hook:
+            hook("committed")
+        return self._commit(ticket, plan, reason, identity.username)
+
+    def _commit(self, ticket: Ticket, plan: dict, reason: str, reviewer: str) -> Ticket:
+        ticket.status, ticket.decision_reason = "approved", reason
+        ticket.decided_by = ticket.decided_by or reviewer
+        ticket.decided_at = ticket.decided_at or now_iso()
+        ticket.new_chunk_ids = [n["id"] for n in plan["new"]]
+        self.tickets.save(ticket)
+        self.audit.append("ticket_implemented", reviewer, ticket_id=ticket.ticket_id,
+                          deprecated=[o["id"] for o in plan["old"]], created=ticket.new_chunk_ids)
+        self.evolution.clear_journal()
+        return ticket
+
+    def _post_update_check(self, ticket: Ticket, plan: dict) -> dict:
+        """The claim's question must now retrieve a new chunk and no deprecated one, and the answer cite it."""
+        new_ids = {n["id"] for n in plan["new"]}
+        old_ids = {o["id"] for o in plan["old"]}
+        nodes, _ = self.engine.retrieve(ticket.statement)
+        retrieved = [n.node.node_id for n in nodes]
+        answer = self.engine.ask(ticket.statement, log=False)
+        cited = [c.chunk_id for c in answer.citations]
+        problems = []
+        if not new_ids & set(retrieved):
+            problems.append("the claim's question does not retrieve the new chunk")
+        if old_ids & set(retrieved):
+            problems.append("a deprecated chunk is still retrieved")
+        if not new_ids & set(cited):
+            problems.append(f"the answer does not cite the new chunk (decision: {answer.decision})")
+        return {"passed": not problems, "reason": "; ".join(problems) or "new chunk retrieved and cited",
+                "question": ticket.statement, "retrieved": retrieved, "cited": cited, "decision": answer.decision}
+
+    # -- crash recovery -----------------------------------------------------------------------------
+    def recover(self) -> str:
+        """Finish or undo an apply left behind by a killed process; "" when there was none."""
+        with self._lock:
+            plan = self.evolution.read_journal()
+            if plan is None:
+                return ""
+            ticket = self.tickets.get(plan["ticket_id"])
+            if plan.get("phase") == "committed":
+                self.evolution.apply(plan)
+                self.engine.refresh()
+                if ticket is not None and ticket.status != "approved":
+                    self._commit(ticket, plan, plan.get("reason", ""), plan.get("decided_by", "system"))
+                self.evolution.clear_journal()
+                self.audit.append("apply_recovered", "system", ticket_id=plan["ticket_id"], action="completed")
+                return "completed"
+            undone = self.evolution.rollback(plan)
+            self.engine.refresh()
+            if ticket is not None and ticket.status == "open":
+                ticket.notes.append(f"{now_iso()}: an approval was interrupted and rolled back; decide again.")
+                self.tickets.save(ticket)
+            self.evolution.clear_journal()
+            self.audit.append("apply_recovered", "system", ticket_id=plan["ticket_id"], action="rolled_back", **undone)
+            return "rolled_back"
+
+    # -- audit --------------------------------------------------------------------------------------
+    def audit_records(self, identity: Identity, limit: int = 500) -> list[dict]:
+        require(identity, "read_audit")
+        return self.audit.records()[-limit:]
+
+    def verify_audit(self, identity: Identity) -> VerifyResult:
+        require(identity, "verify_audit")
+        return self.audit.verify()
+
+
+__all__ = ["GovernanceService", "ProofRefused"]

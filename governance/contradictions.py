@@ -1,0 +1,209 @@
+"""Where a claim and an active chunk disagree: an amount, percentage, count, week, date or polarity.
+
+Each contradiction is a pair of spans (the claim's words and the chunk's words, with offsets) so a
+reviewer sees exactly what differs. Pairing is by kind and by context: a claimed "Rs. 2,000 late
+fee" is compared with the chunk's amount in the sentence that shares most words with the claim,
+not with any amount in the chunk.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+
+from pipeline.text import content_terms, split_sentences
+
+_WORD_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+                 "eight": 8, "nine": 9, "ten": 10, "twelve": 12, "fifteen": 15, "twenty": 20,
+                 "thirty": 30}
+_NUM = r"(?P<num>\d[\d,]*(?:\.\d+)?|" + "|".join(_WORD_NUMBERS) + r")"
+_UNIT_FAMILIES = {
+    "day": "days", "days": "days", "week": "weeks", "weeks": "weeks", "month": "months",
+    "months": "months", "year": "years", "years": "years", "hour": "hours", "hours": "hours",
+    "credit": "credits", "credits": "credits", "mark": "marks", "marks": "marks",
+    "member": "people", "members": "people", "student": "people", "students": "people",
+    "advisee": "people", "advisees": "people", "course": "courses", "courses": "courses",
+    "time": "times", "times": "times", "page": "pages", "pages": "pages", "attempt": "attempts",
+    "attempts": "attempts", "withdrawal": "courses", "withdrawals": "courses",
+}
+_PATTERNS: list[tuple[str, re.Pattern]] = [
+    ("date", re.compile(r"(?P<num>\d{4}-\d{2}-\d{2}|\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
+                        r"[a-z]*\s+\d{4})", re.IGNORECASE)),
+    ("amount", re.compile(r"(?:rs\.?|inr|₹)\s*(?P<num>\d[\d,]*(?:\.\d+)?)", re.IGNORECASE)),
+    ("percent", re.compile(r"(?P<num>\d+(?:\.\d+)?)\s*(?:%|percent\b|per\s+cent\b)", re.IGNORECASE)),
+    ("week_number", re.compile(r"\bweek\s+(?P<num>\d+)\b", re.IGNORECASE)),
+    ("times", re.compile(r"\b(?P<num>twice|thrice|once)\b", re.IGNORECASE)),
+    ("count", re.compile(r"\b" + _NUM + r"(?:\s+(?:calendar|working|academic|teaching|consecutive))?\s+"
+                         r"(?P<unit>" + "|".join(sorted(_UNIT_FAMILIES, key=len, reverse=True)) + r")\b",
+                         re.IGNORECASE)),
+]
+_NEGATION = re.compile(r"\b(no longer|not|never|no|none|abolished|scrapped|removed|excluded|"
+                       r"isn't|aren't|doesn't|don't|cannot|can't)\b", re.IGNORECASE)
+_TIMES_WORDS = {"once": 1, "twice": 2, "thrice": 3}
+
+
+@dataclass(frozen=True)
+class Value:
+    kind: str  # amount | percent | week_number | date | count:<unit family>
+    value: str  # normalised, e.g. "2000", "50", "2026-08-15"
+    text: str
+    start: int
+    end: int
+    num_start: int
+    num_end: int
+
+
+@dataclass(frozen=True)
+class Contradiction:
+    kind: str  # the value kind, or "polarity"
+    chunk_id: str
+    section: str
+    claim_span: dict  # {"text", "start", "end"} in the claim statement
+    chunk_span: dict  # {"text", "start", "end"} in the chunk text
+    claim_value: str
+    chunk_value: str
+    replacement: str  # what the chunk span becomes if the claim is true
+    score: int = 0  # words the claim shares with the chunk sentence: how surely they talk of the same thing
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _normalise(raw: str) -> str:
+    low = raw.lower().replace(",", "")
+    if low in _WORD_NUMBERS:
+        return str(_WORD_NUMBERS[low])
+    if low in _TIMES_WORDS:
+        return str(_TIMES_WORDS[low])
+    return re.sub(r"\s+", " ", low)
+
+
+def extract_values(text: str) -> list[Value]:
+    """Every comparable value in `text` with its span; overlapping matches keep the first kind."""
+    found: list[Value] = []
+    taken: list[tuple[int, int]] = []
+    for kind, pattern in _PATTERNS:
+        for m in pattern.finditer(text):
+            if any(m.start() < e and s < m.end() for s, e in taken):
+                continue
+            if kind == "count":
+                label = f"count:{_UNIT_FAMILIES[m.group('unit').lower()]}"
+            elif kind == "times":
+                label = "count:times"
+            else:
+                label = kind
+            taken.append((m.start(), m.end()))
+            found.append(Value(label, _normalise(m.group("num")), m.group(0), m.start(), m.end(),
+                               m.start("num"), m.end("num")))
+    return sorted(found, key=lambda v: v.start)
+
+
+def _sentence_spans(text: str) -> list[tuple[int, int, str]]:
+    spans, cursor = [], 0
+    for sentence in split_sentences(text):
+        head = sentence[: min(len(sentence), 25)]
+        at = text.find(head, cursor)
+        if at < 0:
+            continue
+        end = at + len(sentence) if text[at: at + len(sentence)] == sentence else _sentence_end(text, at)
+        spans.append((at, end, text[at:end]))
+        cursor = end
+    return spans
+
+
+def _sentence_end(text: str, start: int) -> int:
+    m = re.compile(r"[.!?](?=\s|$)|\n\s*\n").search(text, start)
+    return m.end() if m else len(text)
+
+
+def _overlap(a: set[str], sentence: str) -> int:
+    return len(a & set(content_terms(sentence)))
+
+
+def _render(chunk_value: Value, claim_value: Value, chunk_text: str) -> str:
+    """The chunk's span with the claimed number put in place of its own (keeps the chunk's style)."""
+    span = chunk_text[chunk_value.start: chunk_value.end]
+    offset = chunk_value.num_start - chunk_value.start
+    length = chunk_value.num_end - chunk_value.num_start
+    if claim_value.text.lower() in _TIMES_WORDS:
+        return claim_value.text  # "twice" replaces all of "three times"
+    raw = claim_value.text[claim_value.num_start - claim_value.start: claim_value.num_end - claim_value.start]
+    return span[:offset] + raw + span[offset + length:]
+
+
+def find_contradictions(statement: str, chunk_id: str, chunk_text: str, section: str = "") -> list[Contradiction]:
+    """The differences between a claim statement and one chunk (empty when they agree or are unrelated)."""
+    claim_terms = set(content_terms(statement))
+    sentences = _sentence_spans(chunk_text)
+    chunk_values = extract_values(chunk_text)
+    out: list[Contradiction] = []
+    for claimed in extract_values(statement):
+        candidates = []
+        for value in chunk_values:
+            if value.kind != claimed.kind:
+                continue
+            sentence = next((s for s in sentences if s[0] <= value.start < s[1]), (0, len(chunk_text), chunk_text))
+            candidates.append((_overlap(claim_terms, sentence[2]), value))
+        if not candidates:
+            continue
+        best = max(score for score, _ in candidates)
+        if best < 2:
+            continue  # the chunk mentions such a value, but about something else
+        closest = [value for score, value in candidates if score == best]
+        if any(value.value == claimed.value for value in closest):
+            continue  # the claim agrees with the chunk
+        target = closest[0]
+        out.append(Contradiction(
+            kind=claimed.kind, chunk_id=chunk_id, section=section,
+            claim_span={"text": claimed.text, "start": claimed.start, "end": claimed.end},
+            chunk_span={"text": target.text, "start": target.start, "end": target.end},
+            claim_value=claimed.value, chunk_value=target.value,
+            replacement=_render(target, claimed, chunk_text), score=best,
+        ))
+    if not out:
+        polarity = _polarity_contradiction(statement, claim_terms, chunk_id, chunk_text, section, sentences)
+        if polarity is not None:
+            out.append(polarity)
+    return out
+
+
+def _polarity_contradiction(statement: str, claim_terms: set[str], chunk_id: str, chunk_text: str,
+                            section: str, sentences: list[tuple[int, int, str]]) -> Contradiction | None:
+    negated = _NEGATION.search(statement)
+    if negated is None or not sentences:
+        return None
+    score, (start, end, sentence) = max(((_overlap(claim_terms, s[2]), s) for s in sentences), key=lambda x: x[0])
+    if score < 2 or _NEGATION.search(sentence):
+        return None
+    replacement = statement.strip()
+    if not replacement.endswith("."):
+        replacement += "."
+    return Contradiction(
+        kind="polarity", chunk_id=chunk_id, section=section,
+        claim_span={"text": negated.group(0), "start": negated.start(), "end": negated.end()},
+        chunk_span={"text": sentence, "start": start, "end": end},
+        claim_value="negative", chunk_value="positive", replacement=replacement, score=score,
+    )
+
+
+def closest(contradictions: list[Contradiction]) -> list[Contradiction]:
+    """Only those about the same thing as the claim: the ones sharing the most words with it.
+
+    "The revaluation fee is now Rs. 800" differs from the photocopy fee too, but the revaluation
+    sentence shares more words with the claim; a policy stated in two documents ties and both stay.
+    """
+    if not contradictions:
+        return []
+    best = max(c.score for c in contradictions)
+    return [c for c in contradictions if c.score == best]
+
+
+def propose_replacement(chunk_text: str, contradictions: list[Contradiction | dict]) -> str:
+    """The chunk text with each contradicted span replaced by the claimed version."""
+    items = [c.to_dict() if isinstance(c, Contradiction) else c for c in contradictions]
+    text = chunk_text
+    for item in sorted(items, key=lambda c: c["chunk_span"]["start"], reverse=True):
+        span = item["chunk_span"]
+        if text[span["start"]: span["end"]] == span["text"]:
+            text = text[: span["start"]] + item["replacement"] + text[span["end"]:]
+    return text

@@ -1,0 +1,102 @@
+"""Review tickets: one policy-change claim each, kept in TinyDB at `<home>/tickets.json`.
+
+A ticket is a plain record. The store only reads and writes; who may do what is checked by
+`GovernanceService`, and what an approval does to the corpus lives in `governance.evolution`.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+
+from tinydb import Query, TinyDB
+
+STATUSES = ("open", "approved", "rejected", "failed")
+_LOCKS: dict[str, threading.RLock] = {}
+_GUARD = threading.Lock()
+
+
+def now_iso() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+@dataclass
+class Ticket:
+    ticket_id: str
+    claim: str  # as the reporter wrote it
+    statement: str  # the asserted content, used as the post-update check's question
+    reporter_id: str
+    reporter_name: str
+    reporter_role: str
+    created_at: str = field(default_factory=now_iso)
+    proof_text: str = ""
+    proof_file: dict | None = None  # StoredProof.to_dict()
+    trust: dict = field(default_factory=dict)  # {"score", "reasons"}
+    contradictions: list[dict] = field(default_factory=list)
+    affected: list[dict] = field(default_factory=list)  # {"chunk_id", "doc_id", "title", "section", "version", "text"}
+    replacements: dict[str, str] = field(default_factory=dict)  # chunk_id -> proposed new text
+    status: str = "open"
+    decision_reason: str = ""
+    decided_by: str = ""
+    decided_at: str = ""
+    new_chunk_ids: list[str] = field(default_factory=list)
+    check: dict = field(default_factory=dict)  # the post-update check's result
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Ticket":
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+
+def new_ticket_id() -> str:
+    return "T-" + uuid.uuid4().hex[:10]
+
+
+class TicketStore:
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with _GUARD:
+            self._lock = _LOCKS.setdefault(str(self.path.resolve()), threading.RLock())
+
+    def _db(self) -> TinyDB:
+        return TinyDB(self.path, ensure_ascii=False, indent=1)
+
+    def save(self, ticket: Ticket) -> Ticket:
+        with self._lock:
+            db = self._db()
+            try:
+                db.upsert(ticket.to_dict(), Query().ticket_id == ticket.ticket_id)
+            finally:
+                db.close()
+        return ticket
+
+    def get(self, ticket_id: str) -> Ticket | None:
+        with self._lock:
+            db = self._db()
+            try:
+                row = db.get(Query().ticket_id == str(ticket_id))
+            finally:
+                db.close()
+        return Ticket.from_dict(dict(row)) if row else None
+
+    def list(self, status: str | None = None, reporter_id: str | None = None) -> list[Ticket]:
+        with self._lock:
+            db = self._db()
+            try:
+                rows = [dict(r) for r in db.all()]
+            finally:
+                db.close()
+        tickets = [Ticket.from_dict(r) for r in rows]
+        if status:
+            tickets = [t for t in tickets if t.status == status]
+        if reporter_id is not None:
+            tickets = [t for t in tickets if t.reporter_id == reporter_id]
+        return sorted(tickets, key=lambda t: t.created_at, reverse=True)

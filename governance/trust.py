@@ -1,0 +1,65 @@
+"""How much a claim deserves a reviewer's attention: a score in [0, 1] with the reasons for it.
+
+The score orders the queue; it never decides. A reviewer sees every reason next to the number.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from governance.contradictions import extract_values
+from pipeline.text import content_terms
+
+_OFFICIAL = re.compile(
+    r"\b(circular|notification|notice no|office order|gazette|senate|academic council|board of studies|"
+    r"registrar|controller of examinations|coe|dean|official|minutes of|memo)\b|https?://\S+\.(?:ac\.in|edu)\b",
+    re.IGNORECASE,
+)
+_ROLE_WEIGHT = {"user": 0.0, "reviewer": 0.15, "admin": 0.15}
+
+
+@dataclass(frozen=True)
+class TrustScore:
+    score: float
+    reasons: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {"score": self.score, "reasons": list(self.reasons)}
+
+
+def proof_matches_claim(statement: str, proof_text: str) -> bool:
+    """The proof states the claimed value(s) and shares most of the claim's content words."""
+    if not proof_text.strip():
+        return False
+    claimed = {(v.kind, v.value) for v in extract_values(statement)}
+    in_proof = {(v.kind, v.value) for v in extract_values(proof_text)}
+    terms = set(content_terms(statement))
+    shared = len(terms & set(content_terms(proof_text))) / max(1, len(terms))
+    return shared >= 0.5 and (not claimed or claimed <= in_proof)
+
+
+def trust_score(statement: str, reporter_role: str, proof_text: str = "", has_proof_file: bool = False) -> TrustScore:
+    score = 0.2
+    reasons = ["base 0.20 for any claim"]
+    weight = _ROLE_WEIGHT.get(reporter_role, 0.0)
+    if weight:
+        score += weight
+        reasons.append(f"+{weight:.2f} reporter is a {reporter_role}")
+    else:
+        reasons.append(f"+0.00 reporter role is {reporter_role}")
+    if proof_text.strip() or has_proof_file:
+        score += 0.2
+        reasons.append("+0.20 proof attached")
+    else:
+        reasons.append("+0.00 no proof attached")
+    if proof_matches_claim(statement, proof_text):
+        score += 0.3
+        reasons.append("+0.30 proof text states the claimed value")
+    elif proof_text.strip():
+        reasons.append("+0.00 proof text does not state the claimed value")
+    source = _OFFICIAL.search(f"{statement}\n{proof_text}")
+    if source:
+        score += 0.15
+        reasons.append(f"+0.15 names an official source ({source.group(0)[:40]})")
+    return TrustScore(round(min(score, 1.0), 2), reasons)
