@@ -13,6 +13,7 @@ from gradio.context import Context
 
 from governance.identity import ROLES, Identity, PermissionDenied
 from ui.service import WarrantService
+from ui.review_tab import build_audit_panel
 
 _HEADERS = ["username", "role", "display name", "sign-in"]
 
@@ -80,10 +81,6 @@ def build_admin_tab(service: WarrantService, identity_of: Callable[[gr.Request],
     if isinstance(Context.root_block, gr.Blocks):
         Context.root_block.load(on_load, None, outputs, api_name=False)
 
-    try:
-        from ui.review_tab import build_audit_panel
-    except ImportError:
-        return
     with gr.Group():
         gr.Markdown("### Audit log")
         build_audit_panel(service, identity_of)

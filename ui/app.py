@@ -18,6 +18,8 @@ from governance.identity import Identity, PermissionDenied
 from ui.admin_tab import build_admin_tab
 from ui.chat_tab import build_chat_tab
 from ui.login import add_login_routes, set_session_cookie
+from ui.memory_tab import build_memory_tab
+from ui.review_tab import build_my_claims, build_review_tab
 from ui.render import CSS, esc
 from ui.service import WarrantService
 from ui.session import SessionCookies, identity_reader, load_or_create_secret, username_reader
@@ -28,21 +30,12 @@ def build_blocks(service: WarrantService, identity_of: Callable[[gr.Request], Id
         header = gr.HTML("<b>Warrant</b>", elem_id="warrant-header")
         with gr.Tab("Chat", id="chat"):
             build_chat_tab(service, identity_of)
-        try:
-            from ui.memory_tab import build_memory_tab
-        except ImportError:
-            build_memory_tab = None
-        if build_memory_tab is not None:
-            with gr.Tab("My memory", id="memory"):
-                build_memory_tab(service, identity_of)
-        try:
-            from ui.review_tab import build_review_tab
-        except ImportError:
-            build_review_tab = None
-        review_tab = None
-        if build_review_tab is not None:
-            with gr.Tab("Review", id="review", visible=False) as review_tab:
-                build_review_tab(service, identity_of)
+        with gr.Tab("My memory", id="memory"):
+            build_memory_tab(service, identity_of)
+        with gr.Tab("My claims", id="claims"):
+            build_my_claims(service, identity_of)
+        with gr.Tab("Review", id="review", visible=False) as review_tab:
+            build_review_tab(service, identity_of)
         with gr.Tab("Admin", id="admin", visible=False) as admin_tab:
             build_admin_tab(service, identity_of)
 
@@ -56,7 +49,7 @@ def build_blocks(service: WarrantService, identity_of: Callable[[gr.Request], Id
             return (who, gr.update(visible=identity.can("review_tickets")),
                     gr.update(visible=identity.can("manage_accounts")))
 
-        outputs = [header, review_tab if review_tab is not None else gr.State(), admin_tab]
+        outputs = [header, review_tab, admin_tab]
         blocks.load(on_load, None, outputs, api_name=False)
     return blocks
 

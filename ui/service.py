@@ -22,7 +22,8 @@ from pipeline.engine import AnswerEngine
 from pipeline.records import Answer
 
 MAX_MESSAGE_CHARS = 2000
-_GREETING = re.compile(r"^\s*(hi|hello|hey|good (morning|afternoon|evening)|thanks|thank you)\b[\s!.,]*$", re.I)
+_GREETING = re.compile(r"^\s*(hi|hello|hey|good (morning|afternoon|evening)|thanks|thank you)\b"
+                       r"(\s+(again|there|everyone|all|warrant|so much))*[\s!.,]*$", re.I)
 
 
 @dataclass
