@@ -57,12 +57,16 @@ def _evidence_window(nodes: list[NodeWithScore], margin: float, limit: int) -> l
     return [n for n in nodes[:limit] if (n.score or 0.0) >= best - margin]
 
 
+def _statement_terms(sentence: str) -> set[str]:
+    return {t for t in canonical_terms(sentence) if not any(ch.isdigit() for ch in t) and t != "rs"}
+
+
 def _statement_conflicts(a: str, b: str) -> bool:
-    """Same statement (most content words shared, same named things) with different facts."""
-    ta, tb = set(canonical_terms(a)), set(canonical_terms(b))
-    if len(ta) < 3 or len(tb) < 3:
+    """Same statement (nearly the same words, same named things) with different facts."""
+    ta, tb = _statement_terms(a), _statement_terms(b)
+    if len(ta) < 2 or len(tb) < 2:
         return False
-    overlap = len(ta & tb) / min(len(ta), len(tb))
+    overlap = len(ta & tb) / len(ta | tb)
     if overlap < 0.6:
         return False
     la, lb = a.lower(), b.lower()
