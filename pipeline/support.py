@@ -168,6 +168,7 @@ class SupportPostprocessor(BaseNodePostprocessor):
     evidence_limit: int = Field(default=3, description="At most this many chunks as evidence.")
     clarify_max_terms: int = Field(default=2, description="A query this short may be vague.")
     clarify_margin: float = Field(default=0.12, description="Topics this close count as a split.")
+    clarify_max_sim: float = Field(default=0.6, description="A closer match than this is not vague.")
     _stats: TermStats = PrivateAttr()
 
     def __init__(self, stats: TermStats, **kwargs) -> None:
@@ -240,6 +241,8 @@ class SupportPostprocessor(BaseNodePostprocessor):
         if numbers or not specific or len(specific) > self.clarify_max_terms or not nodes:
             return False
         best = nodes[0].score or 0.0
+        if best >= self.clarify_max_sim:
+            return False
         docs = set()
         for node in nodes:
             if (node.score or 0.0) < best - self.clarify_margin:
