@@ -7,6 +7,7 @@ why it stops.
 
 from __future__ import annotations
 
+import hashlib
 import time
 from pathlib import Path
 from typing import Callable
@@ -56,7 +57,8 @@ class AnswerEngine:
         self.config = config
         self.embed_model = embed_model
         self.index = index or ChunkIndex(config.chroma_dir, embed_model)
-        self.stats = TermStats(self.index.active_texts())
+        self.stats = TermStats()
+        self._load_or_rebuild_stats()
         self.postprocessor = SupportPostprocessor(
             self.stats, lambda_sim=config.lambda_sim, lambda_coverage=config.lambda_coverage,
             lambda_consistency=config.lambda_consistency, tau=config.tau,
@@ -85,7 +87,25 @@ class AnswerEngine:
 
     def refresh(self) -> None:
         """Re-read term statistics after the active chunks changed (ingest, approved ticket)."""
+        fingerprint = self._index_fingerprint()
         self.stats.rebuild(self.index.active_texts())
+        self.stats.save(self.term_stats_path, fingerprint)
+
+    @property
+    def term_stats_path(self) -> Path:
+        return self.config.home / "term_stats.json"
+
+    def _index_fingerprint(self) -> dict:
+        """Counts plus a digest of the active chunk ids: reading ids only is far cheaper than the
+        texts, and it changes when a chunk is replaced even if the counts do not."""
+        ids = sorted(self.index.collection.get(where={"status": "active"}, include=[])["ids"])
+        digest = hashlib.sha256("\n".join(ids).encode("utf-8")).hexdigest()
+        return {"active": len(ids), "total": self.index.count(), "active_ids_sha256": digest}
+
+    def _load_or_rebuild_stats(self) -> None:
+        """Start from the stored counts when they match this index; otherwise count and store."""
+        if not self.stats.load(self.term_stats_path, self._index_fingerprint()):
+            self.refresh()
 
     # -- asking ---------------------------------------------------------------------------------
     def retrieve(self, query: str) -> tuple[list[NodeWithScore], dict[str, float]]:
