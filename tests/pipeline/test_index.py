@@ -49,3 +49,19 @@ def test_index_survives_a_process_restart(tiny_engine, embed_model):
     assert result.returncode == 0, result.stderr
     assert "Rs. 500" in result.stdout and "decision: answer" in result.stdout
     assert "ingesting" not in result.stderr  # it used the persisted index
+
+
+def test_active_retrieval_matches_the_filtered_search_with_or_without_fallback(tiny_engine, monkeypatch):
+    from llama_index.core.schema import QueryBundle
+
+    import pipeline.index as index_module
+
+    nodes = tiny_engine.index.get_nodes(where={"doc_id": "fees"})
+    tiny_engine.index.update_metadata([nodes[0].node_id], status="deprecated")
+    query = QueryBundle("What is the revaluation fee?",
+                        embedding=tiny_engine.embed_model.get_query_embedding("What is the revaluation fee?"))
+    expected = [n.node.node_id for n in tiny_engine.index.filtered_retriever(3).retrieve(query)]
+    assert [n.node.node_id for n in tiny_engine.index.retriever(3).retrieve(query)] == expected
+    monkeypatch.setattr(index_module, "MAX_OVERFETCH", 0)  # too many deprecated: filtered search
+    assert [n.node.node_id for n in tiny_engine.index.retriever(3).retrieve(query)] == expected
+    assert nodes[0].node_id not in expected
