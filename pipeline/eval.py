@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import re
 import sys
 import tempfile
 import time
@@ -131,8 +132,6 @@ def cites_gold(citations, gold: list[dict], chunk_meta: dict[str, dict]) -> bool
 
 def unsupported_sentences(answer, chunk_text: dict[str, str]) -> tuple[int, int]:
     """(sentences, unsupported) of an answer, each checked against the chunk its marker cites."""
-    import re
-
     from pipeline.verify import check_sentence
 
     by_n = {c.n: c.chunk_id for c in answer.citations}

@@ -11,8 +11,6 @@ from pipeline.records import AnswerStyle, Citation
 from pipeline.term_stats import TermStats
 from pipeline.text import GENERIC_TERMS, canonical_terms, quantities, split_sentences
 
-_QUANTITY_QUESTION = re.compile(r"\b(how (much|many|long|soon|often)|when|by when|last (day|date)|which week|"
-                                r"what (is|are) the (fee|deadline|minimum|maximum|last))\b", re.I)
 # What kind of number a question asks for, so the sentence that holds that kind ranks first.
 _WANTED_UNITS = (
     (re.compile(r"\b(how long|how soon|when|by when|until when|deadline|within|last (day|date|week)|"
@@ -77,12 +75,7 @@ class ExtractiveSynthesizer:
 
     def select(self, query: str, evidence: list[NodeWithScore], style: AnswerStyle) -> list[CitedSentence]:
         query_terms = list(dict.fromkeys(canonical_terms(query)))
-        wanted_units: set[str] = set()
-        if _QUANTITY_QUESTION.search(query) or any(p.search(query) for p, _ in _WANTED_UNITS):
-            for pattern, units in _WANTED_UNITS:
-                if pattern.search(query):
-                    wanted_units.update(units)
-                    break
+        wanted_units = next((set(units) for pattern, units in _WANTED_UNITS if pattern.search(query)), set())
         candidates: list[tuple[float, int, int, str, str]] = []
         for rank, node in enumerate(evidence):
             heading = (node.node.metadata.get("section") or "").strip().lower()
