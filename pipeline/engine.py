@@ -12,10 +12,12 @@ import time
 from pathlib import Path
 from typing import Callable
 
+import numpy as np
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from pipeline.config import Config
 from pipeline.index import ChunkIndex, IngestReport
+from pipeline.instructions import ACTION_REFUSAL, INSTRUCTIONS_ONLY, is_action_request, set_aside_instructions
 from pipeline.querylog import append_query_log
 from pipeline.records import Answer, AnswerStyle
 from pipeline.support import GateResult, SupportPostprocessor
@@ -109,6 +111,10 @@ class AnswerEngine:
 
     # -- asking ---------------------------------------------------------------------------------
     def retrieve(self, query: str) -> tuple[list[NodeWithScore], dict[str, float]]:
+        nodes, timings, _ = self._retrieve(query)
+        return nodes, timings
+
+    def _retrieve(self, query: str) -> tuple[list[NodeWithScore], dict[str, float], list[float]]:
         timings: dict[str, float] = {}
         t = time.perf_counter()
         embedding = self.embed_model.get_query_embedding(query)
@@ -116,7 +122,7 @@ class AnswerEngine:
         t = time.perf_counter()
         nodes = self.index.retriever(self.top_k).retrieve(QueryBundle(query_str=query, embedding=embedding))
         timings["retrieve"] = _ms(t)
-        return nodes, timings
+        return nodes, timings, embedding
 
     def ask(self, question: str, style: AnswerStyle | None = None, rewritten: str = "",
             actor: str = "", session: str = "", log: bool = True, gated: bool = True) -> Answer:
@@ -133,18 +139,30 @@ class AnswerEngine:
             answer = Answer(text=problem, decision="abstain", reason="input refused", query=question[:200])
             answer.timings_ms["total"] = _ms(started)
             return answer
-        query = (rewritten or question).strip()
-        nodes, timings = self.retrieve(query)
+        if is_action_request(question):
+            return self._declined(question, ACTION_REFUSAL, "a request to act, not a question", started)
+        query, set_aside = set_aside_instructions((rewritten or question).strip())
+        if not query:
+            return self._declined(question, INSTRUCTIONS_ONLY, "instructions only, no question", started)
+        nodes, timings, embedding = self._retrieve(query)
         t = time.perf_counter()
         gate = self.postprocessor.gate(query, nodes) if gated else self.postprocessor.ungated(query, nodes)
         timings["support"] = _ms(t)
-        answer = self._compose(question, query, gate, nodes, style, timings, verify_sentences=gated)
+        answer = self._compose(question, query, gate, nodes, style, timings, embedding, verify_sentences=gated)
+        if set_aside:
+            answer.reason += f"; set aside {len(set_aside)} instruction sentence(s) in the message"
         t = time.perf_counter()
         if log:
             append_query_log(self.config.query_log_path, answer, actor=actor, session=session)
         timings["log"] = _ms(t)
         timings["total"] = _ms(started)
         answer.timings_ms = timings
+        return answer
+
+    @staticmethod
+    def _declined(question: str, text: str, reason: str, started: float) -> Answer:
+        answer = Answer(text=text, decision="abstain", reason=reason, query=question[:200])
+        answer.timings_ms["total"] = _ms(started)
         return answer
 
     @staticmethod
@@ -159,7 +177,8 @@ class AnswerEngine:
         return ""
 
     def _compose(self, question: str, query: str, gate: GateResult, nodes: list[NodeWithScore],
-                 style: AnswerStyle, timings: dict[str, float], verify_sentences: bool = True) -> Answer:
+                 style: AnswerStyle, timings: dict[str, float], embedding: list[float],
+                 verify_sentences: bool = True) -> Answer:
         common = dict(query=question, rewritten_query=query if query != question else "",
                       support=gate.support, nearest_sections=_nearest(nodes))
         if gate.decision == "clarify":
@@ -170,10 +189,14 @@ class AnswerEngine:
             return Answer(text=self.abstain_text(common["nearest_sections"]), decision="abstain",
                           reason=gate.reason, **common)
         t = time.perf_counter()
-        sentences = self.synthesizer.select(query, gate.evidence, style)
+        # σ is judged on the gate's evidence; the sentences may come from a slightly wider pool of
+        # the retrieved chunks, ranked by how well each sentence answers the question.
+        pool = self.postprocessor.synthesis_pool(nodes)
+        similarity = self._sentence_similarity(pool, embedding)
+        sentences = self.synthesizer.select(query, pool, style, similarity)
         timings["synthesise"] = _ms(t)
         t = time.perf_counter()
-        texts = {n.node.node_id: n.node.get_content() for n in gate.evidence}
+        texts = {n.node.node_id: n.node.get_content() for n in pool}
         verdicts = verify(sentences, texts)
         kept = [v.sentence for v in verdicts if v.supported or not verify_sentences]
         timings["verify"] = _ms(t)
@@ -185,8 +208,14 @@ class AnswerEngine:
         reason = gate.reason + (f"; {dropped} unsupported sentence(s) dropped" if dropped else "")
         return Answer(
             text=self.synthesizer.render(kept, style), decision="answer",
-            citations=self.synthesizer.citations(kept, gate.evidence), reason=reason, **common,
+            citations=self.synthesizer.citations(kept, pool), reason=reason, **common,
         )
+
+    def _sentence_similarity(self, pool: list[NodeWithScore], embedding: list[float]) -> dict[str, list[float]]:
+        """chunk id → cosine of the question with each of the chunk's sentences."""
+        vectors = self.index.sentence_vectors.get([(n.node.node_id, n.node.get_content()) for n in pool])
+        query = np.asarray(embedding, dtype=np.float32)
+        return {chunk_id: (matrix @ query).tolist() for chunk_id, matrix in vectors.items()}
 
     @staticmethod
     def abstain_text(nearest: list[dict]) -> str:

@@ -29,6 +29,7 @@ from llama_index.vector_stores.chroma import ChromaVectorStore
 from pipeline.chunking import ChunkIssue, audit_chunks, chunk_document
 from pipeline.documents import DocumentError, find_documents, read_document
 from pipeline.records import Chunk
+from pipeline.sentence_vectors import SentenceVectorStore
 
 log = logging.getLogger(__name__)
 
@@ -120,6 +121,7 @@ class ChunkIndex:
         self.collection = self._client.get_or_create_collection(COLLECTION, metadata={"hnsw:space": "cosine"})
         self.vector_store = ChromaVectorStore(chroma_collection=self.collection)
         self.index = VectorStoreIndex.from_vector_store(self.vector_store, embed_model=embed_model)
+        self.sentence_vectors = SentenceVectorStore(chroma_dir, embed_model.get_text_embedding_batch)
         self.write_lock = threading.RLock()
 
     # -- reading -------------------------------------------------------------------------------
@@ -165,12 +167,16 @@ class ChunkIndex:
         return sorted({m.get("doc_id", "") for m in metas})
 
     # -- writing -------------------------------------------------------------------------------
-    def add_nodes(self, nodes: list[TextNode]) -> None:
+    def add_nodes(self, nodes: list[TextNode], sentence_vectors: bool = True) -> None:
+        """Embed (where no vector is given) and add; also embeds each chunk's sentences unless told
+        not to (a benchmark's synthetic chunks; missing ones are then filled when first needed)."""
         missing = [n for n in nodes if n.embedding is None]
         if missing:
             vectors = self.embed_model.get_text_embedding_batch([self._embed_text(n) for n in missing])
             for node, vector in zip(missing, vectors):
                 node.embedding = vector
+        if sentence_vectors:
+            self.sentence_vectors.compute((n.node_id, n.get_content()) for n in nodes)
         with self.write_lock:
             for start in range(0, len(nodes), _ADD_BATCH):
                 self.vector_store.add(nodes[start : start + _ADD_BATCH])
@@ -179,6 +185,7 @@ class ChunkIndex:
         if ids:
             with self.write_lock:
                 self.collection.delete(ids=list(ids))
+                self.sentence_vectors.delete(list(ids))
 
     def update_metadata(self, ids: list[str], **changes: str) -> None:
         """Change metadata the safe way: read with embedding, edit, delete, re-add."""

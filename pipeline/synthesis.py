@@ -21,6 +21,9 @@ _WANTED_UNITS = (
     (re.compile(r"\bhow many\b", re.I), ("credit", "mark", "student", "course", "n", "attempt", "member", "withdrawal")),
 )
 _SENTENCES_FOR_LENGTH = {"brief": 2, "standard": 3, "detailed": 6}
+# Share of a sentence's score that comes from its embedding similarity to the question (the rest
+# is weighted word overlap and the unit it holds); chosen on the dev split.
+SEMANTIC_WEIGHT = 0.4
 _PROGRAMME_ALIASES = {
     "b.tech": ("b.tech", "btech", "b tech", "undergraduate"),
     "m.tech": ("m.tech", "mtech", "m tech"),
@@ -34,6 +37,18 @@ class CitedSentence:
     text: str
     citation: int  # the [n] marker
     chunk_id: str
+
+
+def _without_repeats(candidates: list) -> list:
+    """The same sentence may stand in two chunks (a policy quoting another): keep its best copy."""
+    seen: set[str] = set()
+    out = []
+    for c in candidates:
+        key = " ".join(c[3].lower().split())
+        if key not in seen:
+            seen.add(key)
+            out.append(c)
+    return out
 
 
 def programme_key(programme: str) -> str:
@@ -73,22 +88,31 @@ class ExtractiveSynthesizer:
     def _weight(self, term: str) -> float:
         return self._stats.idf(term) * (0.4 if term in GENERIC_TERMS else 1.0)
 
-    def select(self, query: str, evidence: list[NodeWithScore], style: AnswerStyle) -> list[CitedSentence]:
+    def select(self, query: str, evidence: list[NodeWithScore], style: AnswerStyle,
+               similarity: dict[str, list[float]] | None = None) -> list[CitedSentence]:
+        """`similarity`: chunk id → the question's cosine with each sentence of that chunk."""
+        similarity = similarity or {}
         query_terms = list(dict.fromkeys(canonical_terms(query)))
         wanted_units = next((set(units) for pattern, units in _WANTED_UNITS if pattern.search(query)), set())
         candidates: list[tuple[float, int, int, str, str]] = []
         for rank, node in enumerate(evidence):
             heading = (node.node.metadata.get("section") or "").strip().lower()
             relevance = node.score or 0.0
-            for position, sentence in enumerate(split_sentences(node.node.get_content())):
+            sentences = split_sentences(node.node.get_content())
+            cosines = similarity.get(node.node.node_id)
+            if cosines is not None and len(cosines) != len(sentences):
+                cosines = None
+            for position, sentence in enumerate(sentences):
                 if sentence.strip().lower() == heading or len(sentence.split()) < 4:
                     continue
                 lexical = self._sentence_score(query_terms, sentence, wanted_units)
+                if cosines is not None:
+                    lexical = (1 - SEMANTIC_WEIGHT) * lexical + SEMANTIC_WEIGHT * cosines[position]
                 score = 0.75 * lexical + 0.25 * relevance - 0.03 * rank
                 candidates.append((score, rank, position, sentence, node.node.node_id))
         if not candidates:
             return []
-        candidates.sort(key=lambda c: c[0], reverse=True)
+        candidates = _without_repeats(sorted(candidates, key=lambda c: c[0], reverse=True))
         best = candidates[0][0]
         limit = _SENTENCES_FOR_LENGTH[style.length]
         chosen = [c for c in candidates if c[0] >= 0.7 * best][:limit]

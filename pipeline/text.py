@@ -171,7 +171,7 @@ SYNONYMS = {
     "mark": "mark", "score": "mark", "grade": "grade",
     "drop": "drop", "withdraw": "withdrawal", "withdrawn": "withdrawal",
     "hod": "hod", "head": "hod",
-    "sem": "semester",
+    "sem": "semester", "end-sem": "end-semester", "endsem": "end-semester", "mid-sem": "mid-semester",
     "sick": "medical", "ill": "medical", "illness": "medical", "hospital": "medical",
     "hospitalis": "medical", "hospitaliz": "medical",
     "mistake": "error", "glitch": "error", "wrong": "error", "incorrect": "error",

@@ -1,0 +1,109 @@
+"""Embeddings of each chunk's sentences, kept beside the Chroma index.
+
+The synthesiser picks the sentences that answer a question. Word overlap alone picks the sentence
+that repeats the question's words ("The student is responsible for…") over the one that answers
+it ("…at most 20 students"); MiniLM's question-to-sentence similarity tells them apart. Embedding
+a chunk's sentences at question time costs ~10 ms a sentence on a 2-core CPU, so they are embedded
+once, when the chunk is added, and stored here: one SQLite row per chunk id, float16. A chunk id
+carries its content hash, so a stored row never goes stale; rows of chunks added without sentence
+vectors (older indexes, precomputed vectors) are filled the first time a question needs them.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Callable, Iterable
+
+import numpy as np
+
+from pipeline.text import split_sentences
+
+FILENAME = "warrant_sentence_vectors.sqlite"
+EmbedBatch = Callable[[list[str]], list[list[float]]]
+
+
+class SentenceVectorStore:
+    """chunk id → (sentences × dims) matrix of normalised sentence embeddings."""
+
+    def __init__(self, folder: Path, embed_batch: EmbedBatch) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        self.path = folder / FILENAME
+        self._embed_batch = embed_batch
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS sentence_vectors "
+            "(chunk_id TEXT PRIMARY KEY, sentences INTEGER, dims INTEGER, vectors BLOB)"
+        )
+
+    def compute(self, chunks: Iterable[tuple[str, str]]) -> None:
+        """Embed and store the sentences of (chunk id, text) pairs not stored yet."""
+        chunks = list(chunks)
+        known = self._known([cid for cid, _ in chunks])
+        todo = [(cid, split_sentences(text)) for cid, text in chunks if cid not in known]
+        flat = [s for _, sentences in todo for s in sentences]
+        if not flat:
+            return
+        vectors = np.asarray(self._embed_batch(flat), dtype=np.float32)
+        rows, start = [], 0
+        for cid, sentences in todo:
+            block = vectors[start : start + len(sentences)]
+            start += len(sentences)
+            rows.append((cid, len(sentences), vectors.shape[1], block.astype(np.float16).tobytes()))
+        self.put_rows(rows)
+
+    def put_rows(self, rows: list[tuple[str, int, int, bytes]]) -> None:
+        with self._lock:
+            self._db.executemany("INSERT OR REPLACE INTO sentence_vectors VALUES (?, ?, ?, ?)", rows)
+
+    def put(self, chunk_id: str, vectors: np.ndarray) -> None:
+        """Store precomputed vectors (benchmarks with synthetic corpora)."""
+        vectors = np.asarray(vectors, dtype=np.float16)
+        self.put_rows([(chunk_id, int(vectors.shape[0]), int(vectors.shape[1]), vectors.tobytes())])
+
+    def get(self, chunks: list[tuple[str, str]]) -> dict[str, np.ndarray]:
+        """Vectors for each (chunk id, text); the ones not stored yet are computed first."""
+        found = self._read([cid for cid, _ in chunks])
+        missing = [(cid, text) for cid, text in chunks if cid not in found]
+        if missing:
+            self.compute(missing)
+            found.update(self._read([cid for cid, _ in missing]))
+        return found
+
+    def delete(self, ids: list[str]) -> None:
+        if ids:
+            with self._lock:
+                self._db.executemany("DELETE FROM sentence_vectors WHERE chunk_id = ?", [(i,) for i in ids])
+
+    def count(self) -> int:
+        with self._lock:
+            return self._db.execute("SELECT COUNT(*) FROM sentence_vectors").fetchone()[0]
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def _known(self, ids: list[str]) -> set[str]:
+        return set(self._read(ids, with_vectors=False))
+
+    def _read(self, ids: list[str], with_vectors: bool = True) -> dict:
+        out: dict = {}
+        if not ids:
+            return out
+        columns = "chunk_id, sentences, dims" + (", vectors" if with_vectors else "")
+        with self._lock:
+            for start in range(0, len(ids), 500):
+                part = ids[start : start + 500]
+                marks = ",".join("?" * len(part))
+                for row in self._db.execute(
+                    f"SELECT {columns} FROM sentence_vectors WHERE chunk_id IN ({marks})", part
+                ):
+                    if with_vectors:
+                        matrix = np.frombuffer(row[3], dtype=np.float16).reshape(row[1], row[2])
+                        out[row[0]] = matrix.astype(np.float32)
+                    else:
+                        out[row[0]] = None
+        return out

@@ -1,0 +1,83 @@
+"""Sentence embeddings beside the index: stored at ingest, filled when missing, used to pick sentences."""
+
+import numpy as np
+from llama_index.core.schema import NodeWithScore
+
+from pipeline.config import load_config
+from pipeline.engine import AnswerEngine
+from pipeline.index import chunk_to_node
+from pipeline.records import AnswerStyle, Chunk
+from pipeline.sentence_vectors import SentenceVectorStore
+from pipeline.synthesis import ExtractiveSynthesizer
+from pipeline.text import split_sentences
+
+
+def _active(engine) -> list[tuple[str, str]]:
+    return [(n.node_id, n.get_content()) for n in engine.index.get_nodes(where={"status": "active"})]
+
+
+def test_ingest_stores_one_vector_per_sentence_and_they_survive_a_restart(tiny_engine, embed_model):
+    chunks = _active(tiny_engine)
+    assert tiny_engine.index.sentence_vectors.count() == len(chunks)
+    config = load_config().with_home(tiny_engine.config.home)
+    reopened = AnswerEngine(config, embed_model=embed_model)
+    chunk_id, text = chunks[0]
+    vectors = reopened.index.sentence_vectors.get([(chunk_id, text)])[chunk_id]
+    assert vectors.shape == (len(split_sentences(text)), 384)
+    expected = np.asarray(embed_model.get_text_embedding(split_sentences(text)[0]))
+    assert float(vectors[0] @ expected) > 0.999  # stored as float16: close, not bit-equal
+
+
+def test_deleting_a_chunk_deletes_its_sentence_vectors(tiny_engine):
+    chunk_id, _ = _active(tiny_engine)[0]
+    tiny_engine.index.delete([chunk_id])
+    assert tiny_engine.index.sentence_vectors._read([chunk_id]) == {}
+
+
+def test_missing_vectors_are_computed_when_first_needed(tmp_path, embed_model):
+    calls: list[int] = []
+
+    def embed(texts):
+        calls.append(len(texts))
+        return embed_model.get_text_embedding_batch(texts)
+
+    store = SentenceVectorStore(tmp_path, embed)
+    text = "The revaluation fee is Rs. 500 per course. The fee is refunded when marks increase."
+    first = store.get([("c1", text)])
+    second = store.get([("c1", text)])
+    assert calls == [2]  # embedded once, read back the second time
+    assert np.allclose(first["c1"], second["c1"])
+
+
+def test_chunks_added_without_sentence_vectors_still_answer(tiny_engine):
+    chunk = Chunk(
+        chunk_id="extra::hostel::abc", doc_id="extra", title="Hostel Policy", section="1. Hostel Fee",
+        section_numbers="1", text="The hostel fee is Rs. 9,000 per semester. It is paid before week 1.",
+        version="1.0", effective_date="2026-07-01", owner="Warden", source="extra.md", position=0,
+        content_hash="abc",
+    )
+    tiny_engine.index.add_nodes([chunk_to_node(chunk)], sentence_vectors=False)
+    tiny_engine.refresh()
+    assert tiny_engine.index.sentence_vectors._read([chunk.chunk_id]) == {}
+    answer = tiny_engine.ask("What is the hostel fee per semester?")
+    assert answer.decision == "answer" and "9,000" in answer.text
+    assert tiny_engine.index.sentence_vectors._read([chunk.chunk_id])  # filled on first use
+
+
+def test_similarity_picks_the_sentence_that_answers_over_the_one_that_repeats_words(tiny_engine):
+    from llama_index.core.schema import TextNode
+
+    text = ("The student is responsible for meeting the faculty advisor and for replying to the advisor. "
+            "Each faculty advisor is assigned at most 20 students.")
+    node = NodeWithScore(node=TextNode(id_="n1", text=text, metadata={"section": "3.1 Advisees"}), score=0.6)
+    synth = ExtractiveSynthesizer(tiny_engine.stats)
+    brief = AnswerStyle(length="brief")
+    question = "How many students can a single faculty advisor be responsible for?"
+    sentences = split_sentences(text)
+    # Without similarity the word overlap ("responsible", "faculty advisor") wins ...
+    lexical_only = synth.select(question, [node], brief)
+    assert lexical_only[0].text == sentences[0]
+    # ... given the question's cosine to each sentence (here a clear gap), the one holding the answer does.
+    cosines = [0.05, 0.95]
+    picked = synth.select(question, [node], brief, {"n1": cosines})
+    assert picked[0].text == sentences[1]
