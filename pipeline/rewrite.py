@@ -34,11 +34,14 @@ def _content(text: str) -> list[str]:
 def needs_rewrite(question: str) -> bool:
     """A short question that leans on what came before: "what about…", "and…", or a bare pronoun."""
     words = question.split()
-    if not words or len(words) > _MAX_FOLLOWUP_WORDS:
+    content = _content(question)
+    # Length alone does not make a question self-contained: "and how long do I have to apply for
+    # it?" has ten words and no subject of its own.
+    if not words or (len(words) > _MAX_FOLLOWUP_WORDS and len(content) > 2):
         return False
     if _ELLIPTIC_START.match(question):
         return True
-    return bool(_PRONOUN.search(question)) and len(_content(question)) <= 3
+    return bool(_PRONOUN.search(question)) and len(content) <= 3
 
 
 def topic_of(question: str) -> str:

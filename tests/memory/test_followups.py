@@ -29,3 +29,13 @@ def test_no_history_means_no_rewrite():
 def test_uses_the_most_recent_question():
     out = rewrite_followup("and the fee for that?", ["How do I drop a course?", "How do I get a photocopy?"])
     assert "photocopy" in out and "drop" not in out
+
+
+def test_a_long_follow_up_without_a_subject_of_its_own_is_rewritten():
+    out = rewrite_followup("And how long do I have to apply for it?", ["What is the revaluation fee?"])
+    assert out == "how long do I have to apply for revaluation fee?"
+
+
+def test_a_long_self_contained_question_is_left_alone():
+    question = "Can I still write the end-semester exam for a course I withdrew from in week 5?"
+    assert rewrite_followup(question, ["What is the revaluation fee?"]) == ""
