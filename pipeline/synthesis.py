@@ -12,10 +12,12 @@ from pipeline.term_stats import TermStats
 from pipeline.text import GENERIC_TERMS, canonical_terms, quantities, split_sentences
 
 # What kind of number a question asks for, so the sentence that holds that kind ranks first.
+# "Until when" asks for a point in time (week 2, a month), "how long" for a span (within 7 days).
 _WANTED_UNITS = (
-    (re.compile(r"\b(how long|how soon|when|by when|until when|deadline|within|last (day|date|week)|"
-                r"up to which week|which week|how many (days|weeks|months))\b", re.I),
-     ("day", "week", "week#", "month", "year", "hour")),
+    (re.compile(r"\b(how long|how soon|within|how many (days|weeks|months|hours))\b", re.I),
+     ("day", "week", "month", "year", "hour")),
+    (re.compile(r"\b(when|by when|until when|deadline|last (day|date|week)|up to which week|which week)\b", re.I),
+     ("week#", "month", "semester")),
     (re.compile(r"\b(how much|fee|cost|charge|price|pay)\b", re.I), ("rs",)),
     (re.compile(r"\b(percentage|percent|%|share|weight|weightage)\b", re.I), ("pct",)),
     (re.compile(r"\bhow many\b", re.I), ("credit", "mark", "student", "course", "n", "attempt", "member", "withdrawal")),

@@ -81,3 +81,19 @@ def test_similarity_picks_the_sentence_that_answers_over_the_one_that_repeats_wo
     cosines = [0.05, 0.95]
     picked = synth.select(question, [node], brief, {"n1": cosines})
     assert picked[0].text == sentences[1]
+
+
+def test_until_when_prefers_a_point_in_time_and_how_long_a_span(tiny_engine):
+    from llama_index.core.schema import TextNode
+
+    # Sentences over 18 words: a brief answer then keeps only the best one.
+    text = ("The faculty advisor decides every add and drop request submitted by a student through the "
+            "ERP portal within 2 working days. "
+            "The add and drop period for all students and all courses of the semester closes at 5 p.m. "
+            "on Friday of week 2.")
+    node = NodeWithScore(node=TextNode(id_="n1", text=text, metadata={"section": "3.1"}), score=0.6)
+    synth = ExtractiveSynthesizer(tiny_engine.stats)
+    brief = AnswerStyle(length="brief")
+    span, point = split_sentences(text)
+    assert synth.select("Until when can I add or drop a course?", [node], brief)[0].text == point
+    assert synth.select("How long does the advisor take to decide an add or drop request?", [node], brief)[0].text == span
