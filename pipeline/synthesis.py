@@ -127,7 +127,9 @@ class ExtractiveSynthesizer:
                         chosen.append(top)
         if style.length == "brief" and len(chosen) > 1 and len(chosen[0][3].split()) > 18:
             chosen = chosen[:1]
-        key = programme_key(style.programme)
+        # A question that names a programme has said which rules it wants (its words rank them);
+        # the profile's programme only orders the answer to a question that names none.
+        key = "" if programme_key(query) else programme_key(style.programme)
         chosen.sort(key=lambda c: (not _mentions_programme(c[3], key), c[1], c[2]))
         if key:  # a programme-specific rule the user is in goes first, even if ranked lower
             extra = next((c for c in candidates if _mentions_programme(c[3], key) and c not in chosen

@@ -97,3 +97,16 @@ def test_until_when_prefers_a_point_in_time_and_how_long_a_span(tiny_engine):
     span, point = split_sentences(text)
     assert synth.select("Until when can I add or drop a course?", [node], brief)[0].text == point
     assert synth.select("How long does the advisor take to decide an add or drop request?", [node], brief)[0].text == span
+
+
+def test_a_programme_named_in_the_question_overrides_the_profile_programme(tiny_engine):
+    from llama_index.core.schema import TextNode
+
+    text = ("For B.Tech students, the maximum credit load is 26 credits per semester. "
+            "For M.Tech students, the maximum credit load is 24 credits per semester.")
+    node = NodeWithScore(node=TextNode(id_="n1", text=text, metadata={"section": "5.2"}), score=0.6)
+    synth = ExtractiveSynthesizer(tiny_engine.stats)
+    btech, mtech = split_sentences(text)
+    profile_mtech = AnswerStyle(programme="M.Tech")
+    assert synth.select("What is the maximum credit load?", [node], profile_mtech)[0].text == mtech
+    assert synth.select("As a B.Tech student, what is my maximum credit load?", [node], profile_mtech)[0].text == btech
