@@ -1,0 +1,24 @@
+"""The two engines the benchmark compares: Warrant's `AnswerEngine` and LlamaIndex's standard
+`RetrieverQueryEngine` over the same Chroma index, retriever and embedding, with an LLM-free
+synthesiser (`no_text`), so both sides embed, retrieve and build a response but neither calls an LLM."""
+
+from __future__ import annotations
+
+from pipeline.config import Config
+
+
+def make_engine(config: Config, embed_model):
+    from pipeline.engine import AnswerEngine
+
+    return AnswerEngine(config, embed_model=embed_model)
+
+
+def make_baseline(engine):
+    """LlamaIndex's standard query engine over the same index, retriever and embedding; no LLM."""
+    from llama_index.core import get_response_synthesizer
+    from llama_index.core.query_engine import RetrieverQueryEngine
+
+    return RetrieverQueryEngine.from_args(
+        engine.index.retriever(engine.top_k),
+        response_synthesizer=get_response_synthesizer(response_mode="no_text"),
+    )

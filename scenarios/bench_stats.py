@@ -1,0 +1,41 @@
+"""The benchmark's arithmetic and measurements of this process: percentiles, summaries, memory, disk."""
+
+from __future__ import annotations
+
+import math
+import os
+import resource
+import statistics
+from pathlib import Path
+
+
+def percentile(values: list[float], q: float) -> float:
+    """Nearest-rank percentile (q in 0..100); NaN for no values."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    rank = max(1, math.ceil(q / 100 * len(ordered)))
+    return ordered[rank - 1]
+
+
+def summarise(values: list[float]) -> dict[str, float]:
+    if not values:
+        return {"n": 0, "p50": float("nan"), "p95": float("nan"), "mean": float("nan")}
+    return {"n": len(values), "p50": round(statistics.median(values), 2),
+            "p95": round(percentile(values, 95), 2), "mean": round(statistics.fmean(values), 2)}
+
+
+def peak_rss_mb() -> float:
+    """Peak resident memory of this process so far (Linux reports ru_maxrss in KiB)."""
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
+def disk_usage_mb(folder: Path) -> float:
+    total = 0
+    for root, _dirs, files in os.walk(folder):
+        for name in files:
+            try:
+                total += os.stat(os.path.join(root, name)).st_blocks * 512
+            except OSError:
+                pass
+    return round(total / 1024 / 1024, 1)
