@@ -43,7 +43,10 @@ class SentenceVectorStore:
         """Embed and store the sentences of (chunk id, text) pairs not stored yet."""
         chunks = list(chunks)
         known = self._known([cid for cid, _ in chunks])
-        todo = [(cid, split_sentences(text)) for cid, text in chunks if cid not in known]
+        self._embed_and_store([(cid, text) for cid, text in chunks if cid not in known])
+
+    def _embed_and_store(self, chunks: list[tuple[str, str]]) -> None:
+        todo = [(cid, split_sentences(text)) for cid, text in chunks]
         flat = [s for _, sentences in todo for s in sentences]
         if not flat:
             return
@@ -56,20 +59,16 @@ class SentenceVectorStore:
         self.put_rows(rows)
 
     def put_rows(self, rows: list[tuple[str, int, int, bytes]]) -> None:
+        """(chunk id, sentences, dims, float16 bytes) rows; benchmarks store precomputed vectors so."""
         with self._lock:
             self._db.executemany("INSERT OR REPLACE INTO sentence_vectors VALUES (?, ?, ?, ?)", rows)
-
-    def put(self, chunk_id: str, vectors: np.ndarray) -> None:
-        """Store precomputed vectors (benchmarks with synthetic corpora)."""
-        vectors = np.asarray(vectors, dtype=np.float16)
-        self.put_rows([(chunk_id, int(vectors.shape[0]), int(vectors.shape[1]), vectors.tobytes())])
 
     def get(self, chunks: list[tuple[str, str]]) -> dict[str, np.ndarray]:
         """Vectors for each (chunk id, text); the ones not stored yet are computed first."""
         found = self._read([cid for cid, _ in chunks])
         missing = [(cid, text) for cid, text in chunks if cid not in found]
         if missing:
-            self.compute(missing)
+            self._embed_and_store(missing)
             found.update(self._read([cid for cid, _ in missing]))
         return found
 

@@ -20,7 +20,6 @@ import os
 import socket
 import subprocess
 import sys
-import threading
 import time
 import uuid
 from collections import Counter
@@ -29,6 +28,7 @@ from pathlib import Path
 from typing import Iterator
 
 from pipeline.config import REPO_ROOT
+from scenarios.bench_load import run_users
 
 HOST = "127.0.0.1"  # loopback only: this benchmark never targets another address
 MAX_REQUESTS = 1000
@@ -184,51 +184,27 @@ def drive_users(base: str, questions: list[str], users: int, turns: int, deadlin
         raise ValueError(f"{users}x{turns} turns is over the bench's bound of {MAX_REQUESTS}")
     names = usernames(users)
     clients = {name: _client(login_cookie(base, name), turn_timeout_s) for name in names}
-    latencies: list[float] = []
-    errors: list[str] = []
-    asked: dict[str, list[str]] = {name: [] for name in names}
-    lock = threading.Lock()
-    stop_at = time.monotonic() + deadline_s
     try:
         fn_index = ask_fn_index(clients[names[0]], base)
-        barrier = threading.Barrier(users)
+        session_hashes = [uuid.uuid4().hex[:11] for _ in names]
+        histories: list[list] = [[] for _ in names]
 
-        def run_user(n: int) -> None:
-            name = names[n]
-            client, session_hash, history = clients[name], uuid.uuid4().hex[:11], []
-            barrier.wait()
-            for turn in range(turns):
-                if time.monotonic() > stop_at:
-                    return
-                question = questions[(n * turns + turn) % len(questions)]
-                t = time.perf_counter()
-                try:
-                    output = queue_call(client, base, fn_index, session_hash, [question, history, None],
-                                        turn_timeout_s)
-                    elapsed = (time.perf_counter() - t) * 1000
-                    history = output[0]
-                    reply = _reply_text(history)
-                    if any(marker in reply for marker in FAILED_REPLIES):
-                        raise RuntimeError(f"error reply: {reply[:200]}")
-                except Exception as exc:  # a benchmark counts failures; it does not stop on them
-                    with lock:
-                        errors.append(f"{name} turn {turn}: {type(exc).__name__}: {str(exc)[:300]}")
-                    continue
-                with lock:
-                    latencies.append(elapsed)
-                    asked[name].append(question)
+        def ask_turn(n: int, question: str) -> None:
+            output = queue_call(clients[names[n]], base, fn_index, session_hashes[n],
+                                [question, histories[n], None], turn_timeout_s)
+            histories[n] = output[0]
+            reply = _reply_text(histories[n])
+            if any(marker in reply for marker in FAILED_REPLIES):
+                raise RuntimeError(f"error reply: {reply[:200]}")
 
-        started, cpu_before = time.perf_counter(), time.process_time()
-        threads = [threading.Thread(target=run_user, args=(n,), daemon=True) for n in range(users)]
-        for th in threads:
-            th.start()
-        for th in threads:
-            th.join(timeout=max(1.0, stop_at - time.monotonic() + turn_timeout_s))
-        wall, client_cpu = time.perf_counter() - started, time.process_time() - cpu_before
+        cpu_before = time.process_time()
+        run = run_users(users, turns, questions, ask_turn, names, deadline_s, join_slack_s=turn_timeout_s)
+        client_cpu = time.process_time() - cpu_before
     finally:
         for client in clients.values():
             client.close()
-    return {"latencies": latencies, "errors": errors, "answered": asked, "wall_s": wall, "client_cpu_s": client_cpu}
+    return {"latencies": run.latencies, "errors": run.errors, "answered": dict(zip(names, run.answered)),
+            "wall_s": run.wall_s, "client_cpu_s": client_cpu}
 
 
 def lost_turns(home: Path, answered: dict[str, list[str]]) -> tuple[int, dict[str, int]]:

@@ -6,9 +6,7 @@ HTTP, Gradio's queue and its pre/post-processing add. A secondary figure of the 
 
 from __future__ import annotations
 
-import threading
-import time
-
+from scenarios.bench_load import run_users
 from scenarios.bench_stats import summarise
 
 
@@ -27,45 +25,17 @@ def measure_concurrency_service(service, questions: list[str], users: int = 20, 
     Service-level: the same code path the Gradio handlers call, without HTTP in front.
     """
     identities = bench_identities(users)
-    latencies: list[float] = []
-    errors: list[str] = []
-    sessions: dict[str, str] = {}
-    completed: dict[str, int] = {}
-    lock = threading.Lock()
-    stop_at = time.monotonic() + deadline_s
-    barrier = threading.Barrier(users)
+    sessions = [service.memory.new_session(identity) for identity in identities]
 
-    def run_user(n: int) -> None:
-        identity = identities[n]
-        session_id = service.memory.new_session(identity)
-        sessions[identity.user_id] = session_id
-        barrier.wait()
-        for turn in range(turns):
-            if time.monotonic() > stop_at:
-                return
-            question = questions[(n * turns + turn) % len(questions)]
-            t = time.perf_counter()
-            try:
-                service.chat(identity, question, session_id)
-            except Exception as exc:  # a benchmark counts failures; it does not stop on them
-                with lock:
-                    errors.append(f"{identity.username} turn {turn}: {type(exc).__name__}: {exc}")
-                continue
-            with lock:
-                latencies.append((time.perf_counter() - t) * 1000)
-                completed[identity.user_id] = completed.get(identity.user_id, 0) + 1
+    def ask_turn(n: int, question: str) -> None:
+        service.chat(identities[n], question, sessions[n])
 
-    started = time.perf_counter()
-    threads = [threading.Thread(target=run_user, args=(n,), daemon=True) for n in range(users)]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join(timeout=max(1.0, stop_at - time.monotonic() + 30))
-    wall = time.perf_counter() - started
+    run = run_users(users, turns, questions, ask_turn, [i.username for i in identities], deadline_s)
+    latencies, errors, wall = run.latencies, run.errors, run.wall_s
     lost = 0
-    for identity in identities:
-        persisted = len(service.memory.history(identity, sessions.get(identity.user_id, "")))
-        lost += max(0, completed.get(identity.user_id, 0) - persisted)
+    for identity, session_id, answered in zip(identities, sessions, run.answered):
+        persisted = len(service.memory.history(identity, session_id))
+        lost += max(0, len(answered) - persisted)
     not_run = users * turns - len(latencies) - len(errors)
     return {"mode": "service-level", "users": users, "turns_per_user": turns,
             "latency_ms": summarise(latencies), "errors": len(errors), "error_samples": errors[:5],

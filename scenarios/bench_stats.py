@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-import math
 import os
 import resource
 import statistics
 from pathlib import Path
 
+from scenarios.metrics import percentile as nearest_rank
+
 
 def percentile(values: list[float], q: float) -> float:
-    """Nearest-rank percentile (q in 0..100); NaN for no values."""
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    rank = max(1, math.ceil(q / 100 * len(ordered)))
-    return ordered[rank - 1]
+    """The scenario report's nearest-rank percentile (q in 0..100), but NaN for no values."""
+    value = nearest_rank(values, q)
+    return float("nan") if value is None else value
 
 
 def summarise(values: list[float]) -> dict[str, float]:

@@ -62,6 +62,12 @@ def _log_in(browser, base_url: str, username: str, password: str = DEMO_PASSWORD
     return page
 
 
+def _open_chat(browser, base_url: str, username: str):
+    page = _log_in(browser, base_url, username)
+    page.wait_for_selector("#warrant-message textarea", timeout=60_000)
+    return page
+
+
 _ANSWERED = """q => {
   const rows = [...document.querySelectorAll('#warrant-chat .message-row')];
   const asked = rows.map(r => r.innerText).findLastIndex(t => t.includes(q));
@@ -77,8 +83,7 @@ def _ask(page, question: str) -> None:
 
 
 def test_student_gets_a_cited_answer_with_a_visible_source(browser, base_url):
-    page = _log_in(browser, base_url, "student")
-    page.wait_for_selector("#warrant-message textarea", timeout=60_000)
+    page = _open_chat(browser, base_url, "student")
     _ask(page, "What is the revaluation fee?")
     source = page.locator("#warrant-sources .warrant-source").first
     source.wait_for(state="visible", timeout=30_000)
@@ -91,8 +96,7 @@ def test_student_gets_a_cited_answer_with_a_visible_source(browser, base_url):
 
 
 def test_uncovered_question_shows_the_abstention(browser, base_url):
-    page = _log_in(browser, base_url, "student")
-    page.wait_for_selector("#warrant-message textarea", timeout=60_000)
+    page = _open_chat(browser, base_url, "student")
     page.click("#warrant-new")
     _ask(page, "What is the hostel mess menu on Sunday?")
     page.locator("#warrant-sources .warrant-abstain").wait_for(state="visible", timeout=30_000)
@@ -104,8 +108,7 @@ def test_uncovered_question_shows_the_abstention(browser, base_url):
 
 
 def test_script_typed_by_a_user_is_shown_as_text(browser, base_url):
-    page = _log_in(browser, base_url, "student")
-    page.wait_for_selector("#warrant-message textarea", timeout=60_000)
+    page = _open_chat(browser, base_url, "student")
     dialogs: list[str] = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     _ask(page, "<img src=x onerror=alert(1)><script>alert(2)</script> revaluation?")
@@ -115,8 +118,7 @@ def test_script_typed_by_a_user_is_shown_as_text(browser, base_url):
 
 
 def test_conversation_persists_across_logins(browser, base_url):
-    page = _log_in(browser, base_url, "student")
-    page.wait_for_selector("#warrant-message textarea", timeout=60_000)
+    page = _open_chat(browser, base_url, "student")
     page.click("#warrant-new")
     _ask(page, "What is the photocopy fee?")
     page.goto(base_url + "/logout")
