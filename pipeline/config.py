@@ -62,6 +62,9 @@ class Config:
     lambda_consistency: float = DEFAULT_LAMBDAS[2]
     chunk_min_words: int = 40
     chunk_max_words: int = 320
+    # Chat turns a Gradio worker may run at once. Gradio's default is 1: every user then waits for
+    # all turns ahead of them, including their file writes. See scenarios/reports/bench.md.
+    chat_concurrency: int = 4
     # app / accounts
     host: str = "127.0.0.1"
     port: int = 7860
@@ -107,6 +110,7 @@ def load_config() -> Config:
         lambda_sim=_env_float("WARRANT_LAMBDA_SIM", DEFAULT_LAMBDAS[0]),
         lambda_coverage=_env_float("WARRANT_LAMBDA_COVERAGE", DEFAULT_LAMBDAS[1]),
         lambda_consistency=_env_float("WARRANT_LAMBDA_CONSISTENCY", DEFAULT_LAMBDAS[2]),
+        chat_concurrency=max(1, _env_int("WARRANT_CHAT_CONCURRENCY", 4)),
         host=host,
         port=port,
         secret=os.environ.get("WARRANT_SECRET", ""),
@@ -124,3 +128,15 @@ def set_offline_environment() -> None:
         os.environ.setdefault(name, "1")
     os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+def set_server_environment() -> None:
+    """Gradio settings for serving, before its queue is built.
+
+    Gradio rebuilds a pandas table of every recorded event (up to 10,000) after each finished
+    event to refresh a monitoring summary; in a long-running app that grows to the largest cost
+    of a chat turn. Refresh it every 100 events over the last 1,000 instead. No telemetry calls.
+    """
+    os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+    os.environ.setdefault("GRADIO_ANALYTICS_CACHE_FREQUENCY", "100")
+    os.environ.setdefault("GRADIO_ANALYTICS_MAX_EVENTS", "1000")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import warnings
 from typing import Any
 
 from llama_index.core.base.embeddings.base import BaseEmbedding
@@ -37,6 +38,66 @@ def load_sentence_model(device: str = "cpu") -> Any:
         return _MODEL_CACHE[device]
 
 
+def _preprocess(model: Any, texts: list[str]) -> dict:
+    """The model's own tokenisation (`preprocess` in sentence-transformers ≥ 6, `tokenize` before)."""
+    return (getattr(model, "preprocess", None) or model.tokenize)(texts)
+
+
+class TracedQueryEncoder:
+    """MiniLM's transformer compiled with TorchScript, for one question at a time.
+
+    A chat turn embeds one short question; in eager PyTorch most of its ~15 ms is Python calling
+    the model's ~100 modules, holding the GIL that the web server's threads also need. The traced
+    graph runs the same arithmetic without that (measured: p50 12 -> 9 ms, and the GIL free), and
+    gives the same vector as `SentenceTransformer.encode` (checked when built; max difference
+    ~1e-8). If tracing fails or the check does not hold, `build` returns None and the caller keeps
+    using `encode`.
+    """
+
+    TOLERANCE = 1e-5
+
+    def __init__(self, model: Any, graph: Any) -> None:
+        self._model = model
+        self._graph = graph
+
+    @classmethod
+    def build(cls, model: Any, probe: str = "What is the revaluation fee for one course?") -> "TracedQueryEncoder | None":
+        import numpy as np
+        import torch
+
+        try:
+            features = _preprocess(model, [probe])
+            inputs = {k: features[k] for k in ("input_ids", "attention_mask", "token_type_ids") if k in features}
+            # The tracer warns that two shape tests become constants; for one unpadded text they
+            # are (no padding, a mask is given), and the check below confirms the vectors.
+            with torch.inference_mode(), warnings.catch_warnings():
+                warnings.simplefilter("ignore", torch.jit.TracerWarning)
+                graph = torch.jit.trace(model[0].auto_model, example_kwarg_inputs=inputs, strict=False,
+                                        check_trace=False)
+            encoder = cls(model, torch.jit.freeze(graph.eval()))
+            for text in (probe, "Can I withdraw from a course after week 8?", probe * 3):
+                expected = model.encode([text], normalize_embeddings=True, convert_to_numpy=True,
+                                        show_progress_bar=False)[0]
+                if float(np.abs(np.asarray(encoder.encode(text)) - expected).max()) > cls.TOLERANCE:
+                    return None
+            return encoder
+        except Exception:  # an older torch, a model it cannot trace: eager encode still works
+            return None
+
+    def encode(self, text: str) -> list[float]:
+        import torch
+
+        features = _preprocess(self._model, [text])
+        mask = features["attention_mask"]
+        inputs = {k: features[k] for k in ("input_ids", "attention_mask", "token_type_ids") if k in features}
+        with torch.inference_mode():
+            out = self._graph(**inputs)
+            tokens = out["last_hidden_state"] if isinstance(out, dict) else out[0]
+            weights = mask.unsqueeze(-1).to(tokens.dtype)
+            pooled = (tokens * weights).sum(1) / weights.sum(1).clamp(min=1e-9)  # mean pooling
+            return torch.nn.functional.normalize(pooled, p=2, dim=1)[0].tolist()
+
+
 class MiniLMEmbedding(BaseEmbedding):
     """Normalised 384-d sentence embeddings; cosine similarity is then a dot product."""
 
@@ -47,6 +108,8 @@ class MiniLMEmbedding(BaseEmbedding):
     device: str = "cpu"
     _model: Any = PrivateAttr(default=None)
     _lock: Any = PrivateAttr(default=None)
+    _query_encoder: Any = PrivateAttr(default=None)  # TracedQueryEncoder, built on the first question
+    _query_encoder_tried: bool = PrivateAttr(default=False)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -67,6 +130,14 @@ class MiniLMEmbedding(BaseEmbedding):
         return vectors.tolist()
 
     def _get_query_embedding(self, query: str) -> list[float]:
+        if self.device != "cpu":
+            return self._encode([query])[0]
+        with self._lock:
+            if not self._query_encoder_tried:
+                self._query_encoder_tried = True
+                self._query_encoder = TracedQueryEncoder.build(self._model)
+            if self._query_encoder is not None:
+                return self._query_encoder.encode(query)
         return self._encode([query])[0]
 
     async def _aget_query_embedding(self, query: str) -> list[float]:

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import List, Optional
@@ -18,6 +19,7 @@ from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import NodeWithScore, QueryBundle
 from pydantic import Field, PrivateAttr
 
+from pipeline.answer_type import unmet_focus
 from pipeline.records import SupportScore
 from pipeline.term_stats import TermStats
 from pipeline.text import (
@@ -57,39 +59,46 @@ def _evidence_window(nodes: list[NodeWithScore], margin: float, limit: int) -> l
     return [n for n in nodes[:limit] if (n.score or 0.0) >= best - margin]
 
 
-def _statement_terms(sentence: str) -> set[str]:
-    return {t for t in canonical_terms(sentence) if not any(ch.isdigit() for ch in t) and t != "rs"}
+@dataclass(frozen=True)
+class _Statement:
+    """What the conflict check compares, computed once per sentence (not once per pair)."""
+
+    terms: frozenset[str]
+    named: frozenset[str]
+    amounts: dict  # quantity kind -> its values; bare numbers ("n:") left out
+    negated: bool
 
 
-def _statement_conflicts(a: str, b: str) -> bool:
+@functools.lru_cache(maxsize=32768)  # evidence chunks recur across questions
+def _statement(sentence: str) -> _Statement:
+    low = sentence.lower()
+    amounts: dict[str, set[str]] = {}
+    for q in quantities(sentence):
+        if not q.startswith("n:"):
+            amounts.setdefault(q.split(":")[0], set()).add(q)
+    terms = frozenset(t for t in canonical_terms(sentence) if not any(ch.isdigit() for ch in t) and t != "rs")
+    return _Statement(terms, frozenset(n for n in _NAMED if n in low), amounts, has_negation(sentence))
+
+
+def _statement_conflicts(a: _Statement, b: _Statement) -> bool:
     """Same statement (nearly the same words, same named things) with different facts."""
-    ta, tb = _statement_terms(a), _statement_terms(b)
-    if len(ta) < 2 or len(tb) < 2:
+    if len(a.terms) < 2 or len(b.terms) < 2:
         return False
-    overlap = len(ta & tb) / len(ta | tb)
-    if overlap < 0.6:
+    overlap = len(a.terms & b.terms) / len(a.terms | b.terms)
+    if overlap < 0.6 or a.named != b.named:
         return False
-    la, lb = a.lower(), b.lower()
-    if {n for n in _NAMED if n in la} != {n for n in _NAMED if n in lb}:
-        return False
-    qa, qb = quantities(a), quantities(b)
-    kinds_a = {q.split(":")[0] for q in qa if not q.startswith("n:")}
-    kinds_b = {q.split(":")[0] for q in qb if not q.startswith("n:")}
-    for kind in kinds_a & kinds_b:
-        va = {q for q in qa if q.startswith(kind + ":")}
-        vb = {q for q in qb if q.startswith(kind + ":")}
-        if va != vb:
-            return True
-    return overlap >= 0.8 and has_negation(a) != has_negation(b)
+    if any(a.amounts[kind] != b.amounts[kind] for kind in a.amounts.keys() & b.amounts.keys()):
+        return True
+    return overlap >= 0.8 and a.negated != b.negated
 
 
 def consistency_of(texts: list[str]) -> float:
     """1.0 when the chunks agree; falls with each pair of conflicting statements between chunks."""
-    sentences = [split_sentences(t) for t in texts]
+    statements = [[_statement(s) for s in split_sentences(t)] for t in texts]
     conflicts = 0
-    for i in range(len(sentences)):
-        for j in range(i + 1, len(sentences)):
-            if any(_statement_conflicts(a, b) for a in sentences[i] for b in sentences[j]):
+    for i in range(len(statements)):
+        for j in range(i + 1, len(statements)):
+            if any(_statement_conflicts(a, b) for a in statements[i] for b in statements[j]):
                 conflicts += 1
     return 1.0 / (1.0 + conflicts)
 
@@ -146,6 +155,10 @@ def coverage_of(query: str, evidence_texts: list[str], stats: TermStats) -> tupl
             missing.append(value)
     if total == 0:
         return 0.0, tuple(missing)
+    focus = unmet_focus(query, evidence_texts)
+    if focus is not None:
+        # The one thing the question asks for is not in the evidence: nothing asked is covered.
+        return 0.0, (focus, *[m for m in missing if m != focus])
     # One specific need left unmet (a stipend, a PhD, a calculator) is what makes a near-miss
     # unanswerable, however many other words match; so the most specific missing need counts twice.
     return (found / total) * (1.0 - MISSING_KEY_PENALTY * heaviest_missing / heaviest), tuple(missing)

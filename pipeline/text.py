@@ -7,6 +7,7 @@ suffix stemmer, and number/quantity extraction that keeps the unit ("Rs. 500", "
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -52,6 +53,7 @@ def normalise_text(text: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", text).strip()
 
 
+@functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A light suffix stripper: enough to match fee/fees, register/registration/registered."""
     if len(word) <= 3 or not word.isalpha():

@@ -15,6 +15,7 @@ from fastapi import FastAPI
 from fastapi.responses import RedirectResponse
 
 from governance.identity import Identity, PermissionDenied
+from pipeline.config import set_server_environment
 from ui.admin_tab import build_admin_tab
 from ui.chat_tab import build_chat_tab
 from ui.login import add_login_routes, set_session_cookie
@@ -51,11 +52,15 @@ def build_blocks(service: WarrantService, identity_of: Callable[[gr.Request], Id
 
         outputs = [header, review_tab, admin_tab]
         blocks.load(on_load, None, outputs, api_name=False)
+    # Queue positions go out once a second instead of to every waiting browser after every finished
+    # turn: with 20 users waiting, the per-turn broadcast cost more than the answer (see bench.md).
+    blocks.queue(status_update_rate=1)
     return blocks
 
 
 def build_app(service: WarrantService) -> FastAPI:
     """The FastAPI app to serve with uvicorn (see app.py)."""
+    set_server_environment()
     config = service.config
     secret = load_or_create_secret(config.home, config.secret)
     cookies = SessionCookies(secret)

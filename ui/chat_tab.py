@@ -63,8 +63,10 @@ def build_chat_tab(service: WarrantService, identity_of: Callable[[gr.Request], 
         return [], sid, support_html(None), sources_html(None)
 
     outputs = [chatbot, message, session_id, support, sources]
-    send.click(ask, [message, chatbot, session_id], outputs, api_name="ask")
-    message.submit(ask, [message, chatbot, session_id], outputs, api_name=False)
+    # Both triggers share one limit: the Ask button and Enter are the same kind of turn.
+    limit = {"concurrency_limit": service.config.chat_concurrency, "concurrency_id": "chat-turn"}
+    send.click(ask, [message, chatbot, session_id], outputs, api_name="ask", **limit)
+    message.submit(ask, [message, chatbot, session_id], outputs, api_name=False, **limit)
     new.click(start_new, None, [chatbot, session_id, support, sources], api_name="new_conversation")
 
     def restore(request: gr.Request):

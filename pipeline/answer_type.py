@@ -1,0 +1,93 @@
+"""The one thing a question asks for, read from its form, and whether the evidence has it.
+
+Coverage weighs every query word, so a near-miss that shares most words with a real section
+("Is there a fee for changing my advisor?", "How many minutes does each team present?") scores
+well although the thing it asks for is not there. Three question forms name that thing plainly:
+
+- a question about money (fee, cost, payment, stipend) needs evidence that mentions money;
+- "how many X", "which X", "what X do/does/is…" need X (the head noun) in the evidence;
+- "for PhD students", "for an audit course", "as an MCA student" restrict the answer to a group
+  or kind that the evidence must name.
+
+`unmet_focus` returns the first such need the evidence lacks (shown to the user as the reason),
+or None. It only reads word forms; anything it does not recognise passes.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from pipeline.text import GENERIC_TERMS, STOPWORDS, canonical_terms, quantities, tokens
+
+_MONEY_WORDS = frozenset(
+    "fee fees cost costs charge charges charged pay paid payment payments stipend stipends "
+    "price money rupees remuneration honorarium".split()
+)
+_MONEY_TERMS = frozenset({"fee", "stipend", "honorarium", "remuneration", "rupee", "money"})
+
+# Heads that name an answer type rather than a thing ("what time", "how many times"): any
+# evidence can state them, so they are not checked.
+_TYPE_HEADS = frozenset(
+    "number amount time times date dates day days deadline percentage percent proportion share "
+    "type types kind kinds step steps option options happens documents document form forms "
+    "rule rules thing things reason reasons".split()
+)
+_GROUP_NOUNS = r"(?:students?|courses?|programmes?|programs?|projects?|teams?|exams?|examinations?)"
+_QUALIFIER = re.compile(
+    rf"\b(?:for|as)\s+(?:a|an|the)?\s*((?:[a-z0-9][a-z0-9.\-]*\s+){{1,2}}){_GROUP_NOUNS}\b"
+)
+_AUXILIARY = r"(?:do|does|did|is|are|was|were|can|could|will|would|should|must|may|might|has|have|shall)"
+# "which software does…", "how many lab work marks do…": the noun phrase ends where the verb
+# starts; without a following auxiliary the words may be a verb ("what makes up…") and are skipped.
+_HEAD_BEFORE_VERB = re.compile(
+    rf"\b(?:how many|which|what)\s+((?:[a-z0-9][a-z0-9.\-]*\s+){{1,3}}?){_AUXILIARY}\b"
+)
+
+
+def _head_noun(question: str) -> Optional[str]:
+    """The noun a how-many/which/what question asks for: the last word before its verb."""
+    match = _HEAD_BEFORE_VERB.search(question)
+    if not match:
+        return None
+    words = match.group(1).split()
+    if any(w in STOPWORDS for w in words):
+        return None
+    return words[-1]
+
+
+def _qualifiers(question: str) -> list[str]:
+    """Words that restrict the question to a group or kind: 'phd' in 'for PhD students'.
+    'for my remaining courses' restricts nothing: a phrase with a stop word is skipped."""
+    out = []
+    for match in _QUALIFIER.finditer(question):
+        words = match.group(1).split()
+        if not any(w in STOPWORDS for w in words):
+            out.extend(w for w in words if len(w) > 1)
+    return out
+
+
+def _present(word: str, evidence_terms: set[str]) -> bool:
+    terms = canonical_terms(word)
+    return not terms or all(t in evidence_terms for t in terms)
+
+
+def unmet_focus(question: str, evidence_texts: list[str]) -> Optional[str]:
+    """The need the question's form names that no evidence text meets, or None."""
+    low = question.lower()
+    words = set(tokens(low))
+    evidence_terms: set[str] = set()
+    has_money = False
+    for text in evidence_texts:
+        evidence_terms.update(canonical_terms(text))
+        has_money = has_money or any(q.startswith("rs:") for q in quantities(text))
+    if words & _MONEY_WORDS and not (has_money or evidence_terms & _MONEY_TERMS):
+        return sorted(words & _MONEY_WORDS)[0]
+    head = _head_noun(low)
+    if head and head not in _TYPE_HEADS and not set(canonical_terms(head)) <= GENERIC_TERMS:
+        if not _present(head, evidence_terms):
+            return head
+    for word in _qualifiers(low):
+        if not _present(word, evidence_terms):
+            return word
+    return None

@@ -1,0 +1,47 @@
+"""The answer-type check: the one thing a question asks for must be in the evidence."""
+
+import pytest
+
+from pipeline.answer_type import unmet_focus
+from pipeline.support import coverage_of
+from pipeline.term_stats import TermStats
+
+ADVISOR = ("A student may request a change of faculty advisor by a written request to the HoD. "
+           "A student may change advisor at most once during the programme.")
+EXAM_FEE = ("For B.Tech students, the examination fee is Rs. 2,000 per semester. For M.Tech and "
+            "MCA students, the examination fee is Rs. 2,500 per semester.")
+REVIEW = "Each team presents its work to the DPRC in weeks 5, 10 and 14. The DPRC awards 20 marks."
+
+
+@pytest.mark.parametrize("question, evidence, unmet", [
+    ("Is there a fee for changing my faculty advisor?", ADVISOR, "fee"),
+    ("Do peer mentors receive a stipend?", ADVISOR, "stipend"),
+    ("What is the examination fee?", EXAM_FEE, None),
+    ("How much does the exam cost for M.Tech students?", EXAM_FEE, None),
+    ("What is the examination fee for PhD students?", EXAM_FEE, "phd"),
+    ("What is the examination fee for MCA students?", EXAM_FEE, None),
+    ("How many minutes does each team get to present?", REVIEW, "minutes"),
+    ("How many marks does the DPRC award?", REVIEW, None),
+    ("Which software does the DPRC use?", REVIEW, "software"),
+    ("In which weeks are the reviews held?", REVIEW, None),
+])
+def test_the_focal_need_is_found_or_named(question, evidence, unmet):
+    assert unmet_focus(question, [evidence]) == unmet
+
+
+@pytest.mark.parametrize("question", [
+    "What makes up the internal marks?",                # 'makes' is a verb, not what is asked for
+    "What grade appears on my transcript?",             # no auxiliary: the head is not certain
+    "When does registration close for my remaining courses?",  # 'my remaining' restricts nothing
+    "What time does the DPRC meet?",                    # an answer type any evidence may state
+])
+def test_forms_it_cannot_read_pass(question):
+    assert unmet_focus(question, [REVIEW]) is None
+
+
+def test_an_unmet_focus_leaves_no_coverage_and_is_named_first():
+    stats = TermStats([ADVISOR, EXAM_FEE, REVIEW])
+    near, _ = coverage_of("Can I request a change of faculty advisor?", [ADVISOR], stats)
+    miss, missing = coverage_of("Is there a fee to request a change of faculty advisor?", [ADVISOR], stats)
+    assert near > 0.5
+    assert miss == 0.0 and missing[0] == "fee"

@@ -1,0 +1,27 @@
+"""The traced query encoder gives the eager model's vectors, and the embedding falls back without it."""
+
+import numpy as np
+
+from pipeline.embedding import TracedQueryEncoder
+
+
+QUESTIONS = ["What is the revaluation fee?",
+             "Can I withdraw from a course in week 9 if I was in hospital for two weeks?",
+             "lab"]
+
+
+def test_query_vectors_match_the_eager_model(embed_model):
+    for question in QUESTIONS:
+        traced = np.asarray(embed_model.get_query_embedding(question))
+        eager = np.asarray(embed_model._encode([question])[0])
+        assert np.abs(traced - eager).max() < 1e-5
+        assert abs(np.linalg.norm(traced) - 1.0) < 1e-5
+    assert embed_model._query_encoder is not None  # the fast path was the one measured above
+
+
+def test_a_model_that_cannot_be_traced_leaves_no_encoder():
+    class Untraceable:
+        def tokenize(self, texts):
+            raise RuntimeError("no tokenizer")
+
+    assert TracedQueryEncoder.build(Untraceable()) is None
