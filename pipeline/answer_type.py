@@ -7,7 +7,9 @@ well although the thing it asks for is not there. Three question forms name that
 - a question about money (fee, cost, payment, stipend) needs evidence that mentions money;
 - "how many X", "which X", "what X do/does/is…" need X (the head noun) in the evidence;
 - "for PhD students", "for an audit course", "as an MCA student" restrict the answer to a group
-  or kind that the evidence must name.
+  or kind that the evidence must name;
+- "… if the ERP portal goes down" sets a situation; when two or more of its words are absent from
+  the evidence, the policy does not speak to that situation (one absent word is often a paraphrase).
 
 `unmet_focus` returns the first such need the evidence lacks (shown to the user as the reason),
 or None. It only reads word forms; anything it does not recognise passes.
@@ -67,6 +69,23 @@ def _qualifiers(question: str) -> list[str]:
     return out
 
 
+_CONDITION = re.compile(r"\bif\s+([^,?;]+)")
+# Pieces of contractions ("don't" -> "don"): not words the evidence could contain.
+_CONTRACTION_STEMS = frozenset("don doesn didn isn aren wasn weren won can couldn shouldn haven hasn".split())
+_CONDITION_MIN_ABSENT = 2
+
+
+def _unmet_condition(question: str, evidence_terms: set[str]) -> Optional[str]:
+    """The words of an if-clause the evidence lacks, when there are enough of them to matter."""
+    for match in _CONDITION.finditer(question):
+        words = [t for t in canonical_terms(match.group(1))
+                 if not t.replace(".", "").isdigit() and t not in _CONTRACTION_STEMS]
+        absent = [t for t in dict.fromkeys(words) if t not in evidence_terms]
+        if len(absent) >= _CONDITION_MIN_ABSENT:
+            return " ".join(absent)
+    return None
+
+
 def _present(word: str, evidence_terms: set[str]) -> bool:
     terms = canonical_terms(word)
     return not terms or all(t in evidence_terms for t in terms)
@@ -90,4 +109,4 @@ def unmet_focus(question: str, evidence_texts: list[str]) -> Optional[str]:
     for word in _qualifiers(low):
         if not _present(word, evidence_terms):
             return word
-    return None
+    return _unmet_condition(low, evidence_terms)

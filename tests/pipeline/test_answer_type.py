@@ -45,3 +45,18 @@ def test_an_unmet_focus_leaves_no_coverage_and_is_named_first():
     miss, missing = coverage_of("Is there a fee to request a change of faculty advisor?", [ADVISOR], stats)
     assert near > 0.5
     assert miss == 0.0 and missing[0] == "fee"
+
+
+LAB = ("A student may attend at most 2 make-up sessions per laboratory course. Make-up sessions are "
+       "held in week 15. A student who fails the end-semester laboratory examination keeps the "
+       "laboratory internal marks.")
+
+
+@pytest.mark.parametrize("question, unmet", [
+    ("How many marks do I lose if I arrive late to a lab session?", "arrive late"),
+    ("If I fail the end-semester lab examination, do I keep my internal marks?", None),
+    ("If I panic, can I attend a make-up session?", None),            # one absent word: often a paraphrase
+    ("Can I attend a make-up session if I don't turn up in week 15?", None),  # "don" is not a word
+])
+def test_a_situation_the_evidence_does_not_speak_to(question, unmet):
+    assert unmet_focus(question, [LAB]) == unmet
