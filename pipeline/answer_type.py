@@ -2,7 +2,7 @@
 
 Coverage weighs every query word, so a near-miss that shares most words with a real section
 ("Is there a fee for changing my advisor?", "How many minutes does each team present?") scores
-well although the thing it asks for is not there. Three question forms name that thing plainly:
+well although the thing it asks for is not there. Four question forms name that thing plainly:
 
 - a question about money (fee, cost, payment, stipend) needs evidence that mentions money;
 - "how many X", "which X", "what X do/does/is…" need X (the head noun) in the evidence;
@@ -93,13 +93,19 @@ def _present(word: str, evidence_terms: set[str]) -> bool:
 
 def unmet_focus(question: str, evidence_texts: list[str]) -> Optional[str]:
     """The need the question's form names that no evidence text meets, or None."""
-    low = question.lower()
-    words = set(tokens(low))
     evidence_terms: set[str] = set()
-    has_money = False
+    evidence_quantities: set[str] = set()
     for text in evidence_texts:
         evidence_terms.update(canonical_terms(text))
-        has_money = has_money or any(q.startswith("rs:") for q in quantities(text))
+        evidence_quantities.update(quantities(text))
+    return unmet_focus_in(question, evidence_terms, evidence_quantities)
+
+
+def unmet_focus_in(question: str, evidence_terms: set[str], evidence_quantities: set[str]) -> Optional[str]:
+    """`unmet_focus` for evidence already reduced to its canonical terms and quantities."""
+    low = question.lower()
+    words = set(tokens(low))
+    has_money = any(q.startswith("rs:") for q in evidence_quantities)
     if words & _MONEY_WORDS and not (has_money or evidence_terms & _MONEY_TERMS):
         return sorted(words & _MONEY_WORDS)[0]
     head = _head_noun(low)

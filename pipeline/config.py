@@ -63,7 +63,7 @@ class Config:
     chunk_min_words: int = 40
     chunk_max_words: int = 320
     # Chat turns a Gradio worker may run at once. Gradio's default is 1: every user then waits for
-    # all turns ahead of them, including their file writes. See scenarios/reports/bench.md.
+    # all turns ahead of them, including their file writes. See scenarios/reports/concurrency_profile.md.
     chat_concurrency: int = 4
     # app / accounts
     host: str = "127.0.0.1"

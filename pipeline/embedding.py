@@ -48,7 +48,7 @@ class TracedQueryEncoder:
 
     A chat turn embeds one short question; in eager PyTorch most of its ~15 ms is Python calling
     the model's ~100 modules, holding the GIL that the web server's threads also need. The traced
-    graph runs the same arithmetic without that (measured: p50 12 -> 9 ms, and the GIL free), and
+    graph runs the same arithmetic without that (measured: p50 ~17 -> ~10 ms, GIL released), and
     gives the same vector as `SentenceTransformer.encode` (checked when built; max difference
     ~1e-8). If tracing fails or the check does not hold, `build` returns None and the caller keeps
     using `encode`.

@@ -19,7 +19,7 @@ from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import NodeWithScore, QueryBundle
 from pydantic import Field, PrivateAttr
 
-from pipeline.answer_type import unmet_focus
+from pipeline.answer_type import unmet_focus_in
 from pipeline.records import SupportScore
 from pipeline.term_stats import TermStats
 from pipeline.text import (
@@ -121,10 +121,11 @@ def term_weight(term: str, surface: str, stats: TermStats) -> float:
 def coverage_of(query: str, evidence_texts: list[str], stats: TermStats) -> tuple[float, tuple[str, ...]]:
     """Weighted share of the query's needs found in the evidence, and the needs not found."""
     evidence_terms: set[str] = set()
-    evidence_numbers: set[str] = set()
+    evidence_quantities: set[str] = set()
     for text in evidence_texts:
         evidence_terms.update(canonical_terms(text))
-        evidence_numbers.update(q.split(":", 1)[1] for q in quantities(text))
+        evidence_quantities.update(quantities(text))
+    evidence_numbers = {q.split(":", 1)[1] for q in evidence_quantities}
     total = found = heaviest = heaviest_missing = 0.0
     missing: list[str] = []
     seen: set[str] = set()
@@ -155,7 +156,7 @@ def coverage_of(query: str, evidence_texts: list[str], stats: TermStats) -> tupl
             missing.append(value)
     if total == 0:
         return 0.0, tuple(missing)
-    focus = unmet_focus(query, evidence_texts)
+    focus = unmet_focus_in(query, evidence_terms, evidence_quantities)
     if focus is not None:
         # The one thing the question asks for is not in the evidence: nothing asked is covered.
         return 0.0, (focus, *[m for m in missing if m != focus])
