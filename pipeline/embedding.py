@@ -38,9 +38,11 @@ def load_sentence_model(device: str = "cpu") -> Any:
         return _MODEL_CACHE[device]
 
 
-def _preprocess(model: Any, texts: list[str]) -> dict:
-    """The model's own tokenisation (`preprocess` in sentence-transformers ≥ 6, `tokenize` before)."""
-    return (getattr(model, "preprocess", None) or model.tokenize)(texts)
+def _model_inputs(model: Any, text: str) -> dict:
+    """The transformer's inputs for one text, tokenised by the model itself (`preprocess` in
+    sentence-transformers ≥ 6, `tokenize` before), so truncation and casing match `encode`."""
+    features = (getattr(model, "preprocess", None) or model.tokenize)([text])
+    return {k: features[k] for k in ("input_ids", "attention_mask", "token_type_ids") if k in features}
 
 
 class TracedQueryEncoder:
@@ -66,8 +68,7 @@ class TracedQueryEncoder:
         import torch
 
         try:
-            features = _preprocess(model, [probe])
-            inputs = {k: features[k] for k in ("input_ids", "attention_mask", "token_type_ids") if k in features}
+            inputs = _model_inputs(model, probe)
             # The tracer warns that two shape tests become constants; for one unpadded text they
             # are (no padding, a mask is given), and the check below confirms the vectors.
             with torch.inference_mode(), warnings.catch_warnings():
@@ -87,15 +88,28 @@ class TracedQueryEncoder:
     def encode(self, text: str) -> list[float]:
         import torch
 
-        features = _preprocess(self._model, [text])
-        mask = features["attention_mask"]
-        inputs = {k: features[k] for k in ("input_ids", "attention_mask", "token_type_ids") if k in features}
+        inputs = _model_inputs(self._model, text)
+        mask = inputs["attention_mask"]
         with torch.inference_mode():
             out = self._graph(**inputs)
             tokens = out["last_hidden_state"] if isinstance(out, dict) else out[0]
             weights = mask.unsqueeze(-1).to(tokens.dtype)
             pooled = (tokens * weights).sum(1) / weights.sum(1).clamp(min=1e-9)  # mean pooling
             return torch.nn.functional.normalize(pooled, p=2, dim=1)[0].tolist()
+
+
+_QUERY_ENCODERS: dict[str, Any] = {}  # device -> TracedQueryEncoder, or None where it cannot be used
+
+
+def query_encoder(device: str = "cpu") -> "TracedQueryEncoder | None":
+    """The traced encoder for the process's model on `device`, built (and checked) once; None off CPU."""
+    if device != "cpu":
+        return None
+    model = load_sentence_model(device)
+    with _MODEL_LOCK:
+        if device not in _QUERY_ENCODERS:
+            _QUERY_ENCODERS[device] = TracedQueryEncoder.build(model)
+        return _QUERY_ENCODERS[device]
 
 
 class MiniLMEmbedding(BaseEmbedding):
@@ -108,8 +122,6 @@ class MiniLMEmbedding(BaseEmbedding):
     device: str = "cpu"
     _model: Any = PrivateAttr(default=None)
     _lock: Any = PrivateAttr(default=None)
-    _query_encoder: Any = PrivateAttr(default=None)  # TracedQueryEncoder, built on the first question
-    _query_encoder_tried: bool = PrivateAttr(default=False)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -130,15 +142,11 @@ class MiniLMEmbedding(BaseEmbedding):
         return vectors.tolist()
 
     def _get_query_embedding(self, query: str) -> list[float]:
-        if self.device != "cpu":
+        encoder = query_encoder(self.device)
+        if encoder is None:
             return self._encode([query])[0]
         with self._lock:
-            if not self._query_encoder_tried:
-                self._query_encoder_tried = True
-                self._query_encoder = TracedQueryEncoder.build(self._model)
-            if self._query_encoder is not None:
-                return self._query_encoder.encode(query)
-        return self._encode([query])[0]
+            return encoder.encode(query)
 
     async def _aget_query_embedding(self, query: str) -> list[float]:
         return self._get_query_embedding(query)

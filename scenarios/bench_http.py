@@ -82,12 +82,17 @@ def running_app(home: Path, docs_dir: Path, log_path: Path, start_timeout_s: flo
             _wait_until_serving(proc, base, started + start_timeout_s, log_path)
             yield base, time.perf_counter() - started
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(timeout=20)
+            stop_process(proc)
+
+
+def stop_process(proc: subprocess.Popen, grace_s: float = 20.0) -> None:
+    """Terminate `proc`, and kill it if it has not exited within `grace_s` seconds."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=grace_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=grace_s)
 
 
 def _wait_until_serving(proc: subprocess.Popen, base: str, deadline: float, log_path: Path) -> None:

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from pipeline.embedding import TracedQueryEncoder
+from pipeline.embedding import TracedQueryEncoder, query_encoder
 
 
 QUESTIONS = ["What is the revaluation fee?",
@@ -16,7 +16,7 @@ def test_query_vectors_match_the_eager_model(embed_model):
         eager = np.asarray(embed_model._encode([question])[0])
         assert np.abs(traced - eager).max() < 1e-5
         assert abs(np.linalg.norm(traced) - 1.0) < 1e-5
-    assert embed_model._query_encoder is not None  # the fast path was the one measured above
+    assert query_encoder(embed_model.device) is not None  # the fast path was the one measured above
 
 
 def test_a_model_that_cannot_be_traced_leaves_no_encoder():

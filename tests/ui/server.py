@@ -20,6 +20,7 @@ from typing import Iterator
 
 import httpx
 
+from scenarios.bench_http import stop_process
 from tests.conftest import REPO, subprocess_env
 
 DEMO_PASSWORD = "demo-pass-for-tests-123"
@@ -68,12 +69,7 @@ def running_app(timeout_s: float = 300.0) -> Iterator[tuple[str, Path]]:
             atexit.register(shutil.rmtree, template.parent, True)
         yield base, home
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_process(proc)
         log.close()
         shutil.rmtree(root, ignore_errors=True)
 
