@@ -62,7 +62,9 @@ class GovernanceService:
             "conflicting_citation": citation, "contradictions": contradictions,
             "conflicts": bool(contradictions), "offer_ticket": True,
         }
-        answer.text = f"{answer.text}\n\n{self._claim_note(claim.statement, citation, contradictions)}"
+        note = self._claim_note(claim.statement, citation, contradictions)
+        answer.policy_claim["note"] = note  # a notice about the user's claim, not an answer sentence
+        answer.text = f"{answer.text}\n\n{note}"
         return answer
 
     @staticmethod

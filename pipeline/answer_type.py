@@ -9,7 +9,10 @@ well although the thing it asks for is not there. Four question forms name that 
 - "for PhD students", "for an audit course", "as an MCA student" restrict the answer to a group
   or kind that the evidence must name;
 - "… if the ERP portal goes down" sets a situation; when two or more of its words are absent from
-  the evidence, the policy does not speak to that situation (one absent word is often a paraphrase).
+  the evidence, the policy does not speak to that situation (one absent word is often a paraphrase);
+- a yes/no question ("Can the viva be conducted online?") asks whether one specific thing holds;
+  when two or more of its specific words (not everyday verbs such as "move" or "show", whose
+  paraphrases the policy uses) are absent from the evidence, the policy does not say.
 
 `unmet_focus` returns the first such need the evidence lacks (shown to the user as the reason),
 or None. It only reads word forms; anything it does not recognise passes.
@@ -20,7 +23,16 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from pipeline.text import GENERIC_TERMS, STOPWORDS, canonical_terms, quantities, tokens
+from pipeline.text import (
+    GENERIC_TERMS,
+    STOPWORDS,
+    canonical_terms,
+    canonical_terms_with_surface,
+    quantities,
+    split_sentences,
+    tokens,
+)
+from pipeline.word_rarity import specificity
 
 _MONEY_WORDS = frozenset(
     "fee fees cost costs charge charges charged pay paid payment payments stipend stipends "
@@ -86,6 +98,28 @@ def _unmet_condition(question: str, evidence_terms: set[str]) -> Optional[str]:
     return None
 
 
+_POLAR = re.compile(r"^(?:is|are|am|can|could|will|would|does|do|did|may|might|should|must|shall)\b", re.I)
+# Below this general-English specificity a word is an everyday verb or adverb ("move", "started",
+# "back", "show") that the policies say in other words; above it ("online", "refunded", "switch")
+# the word names the very thing asked about. Set on the dev split's yes/no questions.
+_POLAR_MIN_SPECIFICITY = 0.4
+_POLAR_MIN_ABSENT = 2
+
+
+def _unmet_polar(question: str, evidence_terms: set[str]) -> Optional[str]:
+    """The specific words of a yes/no question the evidence lacks, when two or more are absent."""
+    asking = [s for s in split_sentences(question) if s.rstrip().endswith("?") and _POLAR.match(s)]
+    if not asking:
+        return None
+    absent = {}
+    for term, surface in canonical_terms_with_surface(asking[-1]):
+        if (term in evidence_terms or term.replace(".", "").replace(",", "").isdigit()
+                or term in _CONTRACTION_STEMS or specificity(surface) < _POLAR_MIN_SPECIFICITY):
+            continue
+        absent.setdefault(term, surface)
+    return " ".join(absent.values()) if len(absent) >= _POLAR_MIN_ABSENT else None
+
+
 def _present(word: str, evidence_terms: set[str]) -> bool:
     terms = canonical_terms(word)
     return not terms or all(t in evidence_terms for t in terms)
@@ -115,4 +149,4 @@ def unmet_focus_in(question: str, evidence_terms: set[str], evidence_quantities:
     for word in _qualifiers(low):
         if not _present(word, evidence_terms):
             return word
-    return _unmet_condition(low, evidence_terms)
+    return _unmet_condition(low, evidence_terms) or _unmet_polar(question, evidence_terms)

@@ -18,6 +18,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 from pipeline.config import Config
 from pipeline.index import ChunkIndex, IngestReport
 from pipeline.instructions import ACTION_REFUSAL, INSTRUCTIONS_ONLY, is_action_request, set_aside_instructions
+from pipeline.question_parts import question_parts
 from pipeline.querylog import append_query_log
 from pipeline.records import Answer, AnswerStyle
 from pipeline.support import GateResult, SupportPostprocessor
@@ -46,6 +47,12 @@ def _nearest(nodes: list[NodeWithScore], limit: int = 3) -> list[dict]:
         if len(out) == limit:
             break
     return out
+
+
+def _cosines(vectors: dict[str, np.ndarray], embedding: list[float]) -> dict[str, list[float]]:
+    """chunk id → cosine of a question with each of the chunk's sentences."""
+    query = np.asarray(embedding, dtype=np.float32)
+    return {chunk_id: (matrix @ query).tolist() for chunk_id, matrix in vectors.items()}
 
 
 class AnswerEngine:
@@ -148,7 +155,7 @@ class AnswerEngine:
         t = time.perf_counter()
         gate = self.postprocessor.gate(query, nodes) if gated else self.postprocessor.ungated(query, nodes)
         timings["support"] = _ms(t)
-        answer = self._compose(question, query, gate, nodes, style, timings, embedding, verify_sentences=gated)
+        answer = self._compose(question, query, gate, nodes, style, timings, embedding, gated=gated)
         if set_aside:
             answer.reason += f"; set aside {len(set_aside)} instruction sentence(s) in the message"
         t = time.perf_counter()
@@ -178,7 +185,7 @@ class AnswerEngine:
 
     def _compose(self, question: str, query: str, gate: GateResult, nodes: list[NodeWithScore],
                  style: AnswerStyle, timings: dict[str, float], embedding: list[float],
-                 verify_sentences: bool = True) -> Answer:
+                 gated: bool = True) -> Answer:
         common = dict(query=question, rewritten_query=query if query != question else "",
                       support=gate.support, nearest_sections=_nearest(nodes))
         if gate.decision == "clarify":
@@ -192,13 +199,24 @@ class AnswerEngine:
         # σ is judged on the gate's evidence; the sentences may come from a slightly wider pool of
         # the retrieved chunks, ranked by how well each sentence answers the question.
         pool = self.postprocessor.synthesis_pool(nodes)
-        similarity = self._sentence_similarity(pool, embedding)
-        sentences = self.synthesizer.select(query, pool, style, similarity)
+        part_embeddings = []
+        for part in question_parts(query):
+            part_embedding, extra = self._part_evidence(part.search, gated)
+            part_embeddings.append((part.focus, part_embedding))
+            known = {n.node.node_id for n in pool}
+            pool += [n for n in extra if n.node.node_id not in known]
+        if part_embeddings:
+            timings["parts"] = _ms(t)
+            t = time.perf_counter()
+        vectors = self._sentence_vectors(pool)
+        similarity = _cosines(vectors, embedding)
+        parts = [(focus, _cosines(vectors, e)) for focus, e in part_embeddings]
+        sentences = self.synthesizer.select(query, pool, style, similarity, parts)
         timings["synthesise"] = _ms(t)
         t = time.perf_counter()
         texts = {n.node.node_id: n.node.get_content() for n in pool}
         verdicts = verify(sentences, texts)
-        kept = [v.sentence for v in verdicts if v.supported or not verify_sentences]
+        kept = [v.sentence for v in verdicts if v.supported or not gated]
         timings["verify"] = _ms(t)
         if not kept:
             return Answer(text=self.abstain_text(common["nearest_sections"]), decision="abstain",
@@ -211,11 +229,18 @@ class AnswerEngine:
             citations=self.synthesizer.citations(kept, pool), reason=reason, **common,
         )
 
-    def _sentence_similarity(self, pool: list[NodeWithScore], embedding: list[float]) -> dict[str, list[float]]:
-        """chunk id → cosine of the question with each of the chunk's sentences."""
-        vectors = self.index.sentence_vectors.get([(n.node.node_id, n.node.get_content()) for n in pool])
-        query = np.asarray(embedding, dtype=np.float32)
-        return {chunk_id: (matrix @ query).tolist() for chunk_id, matrix in vectors.items()}
+    def _part_evidence(self, part: str, gated: bool) -> tuple[list[float], list[NodeWithScore]]:
+        """One part of a two-part question, retrieved on its own: its embedding (which also ranks
+        the part's sentences; a separate embedding of the part's own words ranked them no better
+        on dev or test), and the chunks that may add sentences for it. Gated, they must pass
+        σ ≥ τ for the part by themselves; otherwise the part is answered from the whole
+        question's evidence or not at all. The whole question's σ still decides whether to answer."""
+        nodes, _, embedding = self._retrieve(part)
+        gate = self.postprocessor.gate(part, nodes) if gated else self.postprocessor.ungated(part, nodes)
+        return embedding, (gate.evidence if gate.decision == "answer" else [])
+
+    def _sentence_vectors(self, pool: list[NodeWithScore]) -> dict[str, np.ndarray]:
+        return self.index.sentence_vectors.get([(n.node.node_id, n.node.get_content()) for n in pool])
 
     @staticmethod
     def abstain_text(nearest: list[dict]) -> str:

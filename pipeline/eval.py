@@ -130,13 +130,20 @@ def cites_gold(citations, gold: list[dict], chunk_meta: dict[str, dict]) -> bool
     return False
 
 
+def answer_sentences_text(answer) -> str:
+    """The answer's own sentences: without the notice added when the user stated a policy change
+    (it quotes the section the claim conflicts with and offers a ticket; it answers nothing)."""
+    note = (answer.policy_claim or {}).get("note", "")
+    return answer.text.replace(note, "").strip() if note else answer.text
+
+
 def unsupported_sentences(answer, chunk_text: dict[str, str]) -> tuple[int, int]:
     """(sentences, unsupported) of an answer, each checked against the chunk its marker cites."""
     from pipeline.verify import check_sentence
 
     by_n = {c.n: c.chunk_id for c in answer.citations}
     total = bad = 0
-    for line in answer.text.splitlines():
+    for line in answer_sentences_text(answer).splitlines():
         for sentence, marker in re.findall(r"(.+?)\s*\[(\d+)\](?:\s+|$)", line.lstrip("- ")):
             total += 1
             if not check_sentence(sentence, chunk_text.get(by_n.get(int(marker), ""), ""))[0]:

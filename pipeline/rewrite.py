@@ -23,6 +23,10 @@ these those they them their what which who whom when where why how there here no
 get apply applying want need much many long also any some more than then so just again same
 """.split())
 _MAX_FOLLOWUP_WORDS = 9
+# "In how many courses can I apply for revaluation?" opens like "in M.Tech?" but asks a whole
+# question of its own: a question word and two subject words after "in"/"for" make it complete.
+_PREPOSITION_START = re.compile(r"^\s*(for|in)\b", re.I)
+_QUESTION_WORD = re.compile(r"\b(how|what|when|which|who|whom|where|why|can|could|do|does|is|are|will|may|must)\b", re.I)
 _GENERIC_HEADS = frozenset({"period", "fee", "fees", "deadline", "limit", "limits", "requirement", "window",
                             "procedure", "rules", "policy", "date"})
 
@@ -40,7 +44,7 @@ def needs_rewrite(question: str) -> bool:
     if not words or (len(words) > _MAX_FOLLOWUP_WORDS and len(content) > 2):
         return False
     if _ELLIPTIC_START.match(question):
-        return True
+        return not (_PREPOSITION_START.match(question) and _QUESTION_WORD.search(question) and len(content) >= 2)
     return bool(_PRONOUN.search(question)) and len(content) <= 3
 
 

@@ -20,6 +20,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 from pydantic import Field, PrivateAttr
 
 from pipeline.answer_type import unmet_focus_in
+from pipeline.question_parts import question_parts
 from pipeline.records import SupportScore
 from pipeline.term_stats import TermStats
 from pipeline.text import (
@@ -120,15 +121,16 @@ def term_weight(term: str, surface: str, stats: TermStats) -> float:
 
 def coverage_of(query: str, evidence_texts: list[str], stats: TermStats) -> tuple[float, tuple[str, ...]]:
     """Weighted share of the query's needs found in the evidence, and the needs not found."""
-    evidence_terms: set[str] = set()
+    terms_by_text = [set(canonical_terms(text)) for text in evidence_texts]
+    evidence_terms: set[str] = set().union(*terms_by_text)
     evidence_quantities: set[str] = set()
     for text in evidence_texts:
-        evidence_terms.update(canonical_terms(text))
         evidence_quantities.update(quantities(text))
     evidence_numbers = {q.split(":", 1)[1] for q in evidence_quantities}
     total = found = heaviest = heaviest_missing = 0.0
     missing: list[str] = []
     seen: set[str] = set()
+    found_weights: dict[str, float] = {}
     for term, surface in canonical_terms_with_surface(query):
         if term in seen or term.replace(",", "").replace(".", "").isdigit():
             continue
@@ -138,6 +140,7 @@ def coverage_of(query: str, evidence_texts: list[str], stats: TermStats) -> tupl
         heaviest = max(heaviest, weight)
         if term in evidence_terms:
             found += weight
+            found_weights[term] = weight
         else:
             missing.append(surface)
             heaviest_missing = max(heaviest_missing, weight)
@@ -156,13 +159,29 @@ def coverage_of(query: str, evidence_texts: list[str], stats: TermStats) -> tupl
             missing.append(value)
     if total == 0:
         return 0.0, tuple(missing)
-    focus = unmet_focus_in(query, evidence_terms, evidence_quantities)
+    focus = unmet_focus_in(query, evidence_terms, evidence_quantities) or _apart(query, found_weights, terms_by_text)
     if focus is not None:
         # The one thing the question asks for is not in the evidence: nothing asked is covered.
         return 0.0, (focus, *[m for m in missing if m != focus])
     # One specific need left unmet (a stipend, a PhD, a calculator) is what makes a near-miss
     # unanswerable, however many other words match; so the most specific missing need counts twice.
     return (found / total) * (1.0 - MISSING_KEY_PENALTY * heaviest_missing / heaviest), tuple(missing)
+
+
+def _apart(query: str, found_weights: dict[str, float], terms_by_text: list[set[str]]) -> Optional[str]:
+    """The question's two weightiest needs, when no single evidence chunk holds both.
+
+    "Is the make-up test fee refunded if I don't turn up?" finds "make-up" in the make-up test
+    section and "refund" in the examination-fee section: every word is covered, but nothing says
+    whether the make-up fee is refunded. One question's main needs are stated together; a
+    question with two parts (pipeline.question_parts) may draw each from its own section.
+    """
+    if len(found_weights) < 2 or len(terms_by_text) < 2 or question_parts(query):
+        return None
+    first, second = sorted(found_weights, key=found_weights.get, reverse=True)[:2]
+    if any(first in terms and second in terms for terms in terms_by_text):
+        return None
+    return f"{first} and {second} together"
 
 
 class SupportPostprocessor(BaseNodePostprocessor):

@@ -90,10 +90,9 @@ class ExtractiveSynthesizer:
     def _weight(self, term: str) -> float:
         return self._stats.idf(term) * (0.4 if term in GENERIC_TERMS else 1.0)
 
-    def select(self, query: str, evidence: list[NodeWithScore], style: AnswerStyle,
-               similarity: dict[str, list[float]] | None = None) -> list[CitedSentence]:
-        """`similarity`: chunk id → the question's cosine with each sentence of that chunk."""
-        similarity = similarity or {}
+    def _candidates(self, query: str, evidence: list[NodeWithScore],
+                    similarity: dict[str, list[float]]) -> list[tuple[float, int, int, str, str]]:
+        """(score, chunk rank, sentence position, sentence, chunk id), best first, repeats removed."""
         query_terms = list(dict.fromkeys(canonical_terms(query)))
         wanted_units = next((set(units) for pattern, units in _WANTED_UNITS if pattern.search(query)), set())
         candidates: list[tuple[float, int, int, str, str]] = []
@@ -112,12 +111,29 @@ class ExtractiveSynthesizer:
                     lexical = (1 - SEMANTIC_WEIGHT) * lexical + SEMANTIC_WEIGHT * cosines[position]
                 score = 0.75 * lexical + 0.25 * relevance - 0.03 * rank
                 candidates.append((score, rank, position, sentence, node.node.node_id))
+        return _without_repeats(sorted(candidates, key=lambda c: c[0], reverse=True))
+
+    def select(self, query: str, evidence: list[NodeWithScore], style: AnswerStyle,
+               similarity: dict[str, list[float]] | None = None,
+               parts: list[tuple[str, dict[str, list[float]]]] | None = None) -> list[CitedSentence]:
+        """`similarity`: chunk id → the question's cosine with each sentence of that chunk.
+        `parts`: for a question that asks two things (pipeline.question_parts), each part with
+        its own similarities; each part's best sentence is in the answer before the rest fill up."""
+        candidates = self._candidates(query, evidence, similarity or {})
         if not candidates:
             return []
-        candidates = _without_repeats(sorted(candidates, key=lambda c: c[0], reverse=True))
         best = candidates[0][0]
         limit = _SENTENCES_FOR_LENGTH[style.length]
-        chosen = [c for c in candidates if c[0] >= 0.7 * best][:limit]
+        chosen = []
+        for part, part_similarity in parts or []:
+            top = self._candidates(part, evidence, part_similarity)[:1]
+            same = [c for c in candidates if top and c[3] == top[0][3]]
+            if same and same[0] not in chosen:
+                chosen.append(same[0])
+        answered_parts = len(chosen)
+        # Two parts get one more sentence each than one question would (not in a brief answer).
+        limit = max(limit, answered_parts) + (max(answered_parts - 1, 0) if style.length != "brief" else 0)
+        chosen += [c for c in candidates if c[0] >= 0.7 * best and c not in chosen][: limit - len(chosen)]
         # Evidence split over two chunks (questions needing two sections): keep each chunk's best.
         if style.length != "brief":
             for rank in range(1, len(evidence)):
@@ -125,7 +141,7 @@ class ExtractiveSynthesizer:
                     top = next((c for c in candidates if c[1] == rank), None)
                     if top and top[0] >= 0.55 * best and len(chosen) < limit + 1:
                         chosen.append(top)
-        if style.length == "brief" and len(chosen) > 1 and len(chosen[0][3].split()) > 18:
+        if style.length == "brief" and len(chosen) > 1 and len(chosen[0][3].split()) > 18 and answered_parts < 2:
             chosen = chosen[:1]
         # A question that names a programme has said which rules it wants (its words rank them);
         # the profile's programme only orders the answer to a question that names none.

@@ -77,10 +77,19 @@ def tokens(text: str) -> list[str]:
     return _WORD.findall(text.lower())
 
 
+# "Section 5.1" is a pointer to another part of a policy and "the Academic Section" an office;
+# neither is a section of a course, which is what a student asking about "a section" means.
+_NOT_A_SECTION = re.compile(r"\bsections?\s+\d+(?:\.\d+)*|\bacademic\s+section\b", re.IGNORECASE)
+
+
+def _without_section_names(text: str) -> str:
+    return _NOT_A_SECTION.sub(lambda m: "academic-office" if m.group(0)[0] in "aA" else " ", text)
+
+
 def content_terms(text: str) -> list[str]:
     """Stemmed tokens that carry meaning (no stop words, no one-letter tokens), in order."""
     out = []
-    for tok in tokens(text):
+    for tok in tokens(_without_section_names(text)):
         if tok in STOPWORDS or len(tok) < 2:
             continue
         out.append(stem(tok))
@@ -182,7 +191,7 @@ SYNONYMS = {
     "hand": "submit", "upload": "submit", "submission": "submit",
     "lose": "penalty", "deduct": "penalty", "deduction": "penalty", "fine": "penalty",
     "switch": "change", "swap": "change", "transfer": "change",
-    "submitt": "submit", "result": "outcome",
+    "submitt": "submit", "result": "outcome", "e-mail": "email",
 }
 
 
@@ -194,7 +203,7 @@ def canonical_terms(text: str) -> list[str]:
 def canonical_terms_with_surface(text: str) -> list[tuple[str, str]]:
     """(canonical term, the word as written) for each content word, in order."""
     out = []
-    for tok in tokens(text):
+    for tok in tokens(_without_section_names(text)):
         if tok in STOPWORDS or len(tok) < 2:
             continue
         stemmed = stem(tok)

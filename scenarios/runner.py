@@ -19,7 +19,7 @@ from pathlib import Path
 import yaml
 
 from governance.identity import Identity, PermissionDenied
-from pipeline.eval import unsupported_sentences
+from pipeline.eval import answer_sentences_text, unsupported_sentences
 from pipeline.records import Answer
 from scenarios.metrics import Outcome
 
@@ -105,7 +105,7 @@ def score_answer(outcome: Outcome, answer: Answer, chunks: _Chunks) -> None:
     if answer.decision == "answer":
         total, bad = unsupported_sentences(answer, {k: t for k, (_, t) in found.items()})
         outcome.sentences, outcome.unsupported = total, bad
-        outcome.uncited_text = _uncited(answer.text)
+        outcome.uncited_text = _uncited(answer_sentences_text(answer))
     want = e.get("decision", "any")
     checks = outcome.checks
     if want == "answer":

@@ -47,6 +47,18 @@ def test_chat_claim_is_answered_from_the_corpus_and_offered_for_review(service):
     assert service.chat(STUDENT, QUESTION).answer.policy_claim is None
 
 
+def test_the_claim_notice_is_not_scored_as_an_answer_sentence(service):
+    from pipeline.eval import answer_sentences_text, unsupported_sentences
+
+    answer = service.chat(STUDENT, CLAIM).answer
+    note = answer.policy_claim["note"]
+    assert note and answer.text.endswith(note)
+    assert note not in answer_sentences_text(answer) and "Rs. 500" in answer_sentences_text(answer)
+    chunks = {c.chunk_id: service.engine.index.get_nodes([c.chunk_id])[0].get_content() for c in answer.citations}
+    total, bad = unsupported_sentences(answer, chunks)
+    assert total >= 1 and bad == 0
+
+
 def test_full_approve_path_changes_the_answer_and_keeps_the_old_chunk(service):
     ticket = service.governance.file_ticket(STUDENT, CLAIM, proof_text="Circular 3/2026 of the Controller of "
                                             "Examinations: the revaluation fee is Rs. 800 per course.")

@@ -39,3 +39,9 @@ def test_a_long_follow_up_without_a_subject_of_its_own_is_rewritten():
 def test_a_long_self_contained_question_is_left_alone():
     question = "Can I still write the end-semester exam for a course I withdrew from in week 5?"
     assert rewrite_followup(question, ["What is the revaluation fee?"]) == ""
+
+
+def test_a_question_that_opens_with_in_or_for_can_be_whole():
+    assert rewrite_followup("In how many courses can I apply for revaluation?",
+                            ["What's the maximum number of credits I can register for?"]) == ""
+    assert needs_rewrite("For M.Tech?") and needs_rewrite("and for labs?")

@@ -60,3 +60,40 @@ LAB = ("A student may attend at most 2 make-up sessions per laboratory course. M
 ])
 def test_a_situation_the_evidence_does_not_speak_to(question, unmet):
     assert unmet_focus(question, [LAB]) == unmet
+
+
+VIVA = ("The end-semester viva voce for project work is held during weeks 17 and 18. The viva voce "
+        "panel consists of the project guide, one DPRC member and one external examiner.")
+
+
+@pytest.mark.parametrize("question, unmet", [
+    ("Can the end-semester viva be conducted online?", "conducted online"),
+    ("Is the viva held in week 17?", None),
+    ("Can I move my viva to a different week?", None),  # everyday words the policy says otherwise
+    ("Does the viva panel include an external examiner?", None),
+])
+def test_a_yes_no_question_whose_specific_words_are_absent(question, unmet):
+    assert unmet_focus(question, [VIVA]) == unmet
+
+
+MAKE_UP = "The make-up test fee is Rs. 600 per course. All make-up tests are held in week 15."
+EXAM_REFUND = "The late registration fee of Rs. 1,000 is not refunded under any circumstances."
+
+
+def test_the_main_needs_of_one_question_must_be_stated_together():
+    stats = TermStats([MAKE_UP, EXAM_REFUND, VIVA])
+    apart, missing = coverage_of("Is the make-up refunded?", [MAKE_UP, EXAM_REFUND], stats)
+    assert apart == 0.0 and missing[0] in ("refund and make-up together", "make-up and refund together")
+    together, _ = coverage_of("Is the late registration fee refunded?", [MAKE_UP, EXAM_REFUND], stats)
+    assert together > 0.5
+    # a question with two parts may take each part from its own section
+    parts, _ = coverage_of("What is the make-up test fee, and is the late registration fee refunded?",
+                           [MAKE_UP, EXAM_REFUND], stats)
+    assert parts > 0.5
+
+
+def test_a_reference_to_another_section_is_not_the_word_section():
+    from pipeline.text import canonical_terms
+
+    assert "section" not in canonical_terms("as set out in Section 5.1, the Academic Section decides")
+    assert "section" in canonical_terms("Can I switch to a different section of the course?")
