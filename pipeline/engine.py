@@ -18,7 +18,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 from pipeline.config import Config
 from pipeline.index import ChunkIndex, IngestReport
 from pipeline.instructions import ACTION_REFUSAL, INSTRUCTIONS_ONLY, is_action_request, set_aside_instructions
-from pipeline.question_parts import question_parts
+from pipeline.question_parts import QuestionPart, question_parts
 from pipeline.querylog import append_query_log
 from pipeline.records import Answer, AnswerStyle
 from pipeline.support import GateResult, SupportPostprocessor
@@ -121,11 +121,13 @@ class AnswerEngine:
         nodes, timings, _ = self._retrieve(query)
         return nodes, timings
 
-    def _retrieve(self, query: str) -> tuple[list[NodeWithScore], dict[str, float], list[float]]:
+    def _retrieve(self, query: str, embedding: list[float] | None = None
+                  ) -> tuple[list[NodeWithScore], dict[str, float], list[float]]:
         timings: dict[str, float] = {}
-        t = time.perf_counter()
-        embedding = self.embed_model.get_query_embedding(query)
-        timings["embed"] = _ms(t)
+        if embedding is None:
+            t = time.perf_counter()
+            embedding = self.embed_model.get_query_embedding(query)
+            timings["embed"] = _ms(t)
         t = time.perf_counter()
         nodes = self.index.retriever(self.top_k).retrieve(QueryBundle(query_str=query, embedding=embedding))
         timings["retrieve"] = _ms(t)
@@ -151,11 +153,18 @@ class AnswerEngine:
         query, set_aside = set_aside_instructions((rewritten or question).strip())
         if not query:
             return self._declined(question, INSTRUCTIONS_ONLY, "instructions only, no question", started)
-        nodes, timings, embedding = self._retrieve(query)
+        # A two-part question's parts are embedded with it, in one pass (pipeline.question_parts).
+        parts = question_parts(query)
+        t = time.perf_counter()
+        embeddings = self.embed_model.query_embeddings([query, *(p.search for p in parts)])
+        embed_ms = _ms(t)
+        nodes, timings, embedding = self._retrieve(query, embeddings[0])
+        timings = {"embed": embed_ms, **timings}
         t = time.perf_counter()
         gate = self.postprocessor.gate(query, nodes) if gated else self.postprocessor.ungated(query, nodes)
         timings["support"] = _ms(t)
-        answer = self._compose(question, query, gate, nodes, style, timings, embedding, gated=gated)
+        searches = list(zip(parts, embeddings[1:]))
+        answer = self._compose(question, query, gate, nodes, style, timings, embedding, searches, gated=gated)
         if set_aside:
             answer.reason += f"; set aside {len(set_aside)} instruction sentence(s) in the message"
         t = time.perf_counter()
@@ -185,7 +194,7 @@ class AnswerEngine:
 
     def _compose(self, question: str, query: str, gate: GateResult, nodes: list[NodeWithScore],
                  style: AnswerStyle, timings: dict[str, float], embedding: list[float],
-                 gated: bool = True) -> Answer:
+                 searches: list[tuple[QuestionPart, list[float]]], gated: bool = True) -> Answer:
         common = dict(query=question, rewritten_query=query if query != question else "",
                       support=gate.support, nearest_sections=_nearest(nodes))
         if gate.decision == "clarify":
@@ -199,18 +208,16 @@ class AnswerEngine:
         # σ is judged on the gate's evidence; the sentences may come from a slightly wider pool of
         # the retrieved chunks, ranked by how well each sentence answers the question.
         pool = self.postprocessor.synthesis_pool(nodes)
-        part_embeddings = []
-        for part in question_parts(query):
-            part_embedding, extra = self._part_evidence(part.search, gated)
-            part_embeddings.append((part.focus, part_embedding))
+        for part, part_embedding in searches:
+            extra = self._part_evidence(part.search, part_embedding, gated)
             known = {n.node.node_id for n in pool}
             pool += [n for n in extra if n.node.node_id not in known]
-        if part_embeddings:
+        if searches:
             timings["parts"] = _ms(t)
             t = time.perf_counter()
         vectors = self._sentence_vectors(pool)
         similarity = _cosines(vectors, embedding)
-        parts = [(focus, _cosines(vectors, e)) for focus, e in part_embeddings]
+        parts = [(part.focus, _cosines(vectors, e)) for part, e in searches]
         sentences = self.synthesizer.select(query, pool, style, similarity, parts)
         timings["synthesise"] = _ms(t)
         t = time.perf_counter()
@@ -229,15 +236,15 @@ class AnswerEngine:
             citations=self.synthesizer.citations(kept, pool), reason=reason, **common,
         )
 
-    def _part_evidence(self, part: str, gated: bool) -> tuple[list[float], list[NodeWithScore]]:
-        """One part of a two-part question, retrieved on its own: its embedding (which also ranks
-        the part's sentences; a separate embedding of the part's own words ranked them no better
-        on dev or test), and the chunks that may add sentences for it. Gated, they must pass
-        σ ≥ τ for the part by themselves; otherwise the part is answered from the whole
-        question's evidence or not at all. The whole question's σ still decides whether to answer."""
-        nodes, _, embedding = self._retrieve(part)
+    def _part_evidence(self, part: str, embedding: list[float], gated: bool) -> list[NodeWithScore]:
+        """The chunks that may add sentences for one part of a two-part question, retrieved with
+        the part's own embedding (which also ranks the part's sentences; a separate embedding of
+        the part's own words ranked them no better on dev or test). Gated, they must pass σ ≥ τ
+        for the part by themselves; otherwise the part is answered from the whole question's
+        evidence or not at all. The whole question's σ still decides whether to answer."""
+        nodes, _, _ = self._retrieve(part, embedding)
         gate = self.postprocessor.gate(part, nodes) if gated else self.postprocessor.ungated(part, nodes)
-        return embedding, (gate.evidence if gate.decision == "answer" else [])
+        return gate.evidence if gate.decision == "answer" else []
 
     def _sentence_vectors(self, pool: list[NodeWithScore]) -> dict[str, np.ndarray]:
         return self.index.sentence_vectors.get([(n.node.node_id, n.node.get_content()) for n in pool])

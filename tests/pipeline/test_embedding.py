@@ -19,6 +19,14 @@ def test_query_vectors_match_the_eager_model(embed_model):
     assert query_encoder(embed_model.device) is not None  # the fast path was the one measured above
 
 
+def test_a_question_and_its_parts_embedded_together_match_one_at_a_time(embed_model):
+    # different lengths, so the shorter texts are padded in the shared pass
+    together = np.asarray(embed_model.query_embeddings(QUESTIONS))
+    alone = np.asarray([embed_model._encode([q])[0] for q in QUESTIONS])
+    assert together.shape == (3, 384)
+    assert np.abs(together - alone).max() < 1e-5
+
+
 def test_a_model_that_cannot_be_traced_leaves_no_encoder():
     class Untraceable:
         def tokenize(self, texts):
