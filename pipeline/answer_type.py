@@ -2,7 +2,7 @@
 
 Coverage weighs every query word, so a near-miss that shares most words with a real section
 ("Is there a fee for changing my advisor?", "How many minutes does each team present?") scores
-well although the thing it asks for is not there. Four question forms name that thing plainly:
+well although the thing it asks for is not there. Five question forms name that thing plainly:
 
 - a question about money (fee, cost, payment, stipend) needs evidence that mentions money;
 - "how many X", "which X", "what X do/does/is…" need X (the head noun) in the evidence;
@@ -28,6 +28,7 @@ from pipeline.text import (
     STOPWORDS,
     canonical_terms,
     canonical_terms_with_surface,
+    is_number,
     quantities,
     split_sentences,
     tokens,
@@ -91,7 +92,7 @@ def _unmet_condition(question: str, evidence_terms: set[str]) -> Optional[str]:
     """The words of an if-clause the evidence lacks, when there are enough of them to matter."""
     for match in _CONDITION.finditer(question):
         words = [t for t in canonical_terms(match.group(1))
-                 if not t.replace(".", "").isdigit() and t not in _CONTRACTION_STEMS]
+                 if not is_number(t) and t not in _CONTRACTION_STEMS]
         absent = [t for t in dict.fromkeys(words) if t not in evidence_terms]
         if len(absent) >= _CONDITION_MIN_ABSENT:
             return " ".join(absent)
@@ -113,8 +114,8 @@ def _unmet_polar(question: str, evidence_terms: set[str]) -> Optional[str]:
         return None
     absent = {}
     for term, surface in canonical_terms_with_surface(asking[-1]):
-        if (term in evidence_terms or term.replace(".", "").replace(",", "").isdigit()
-                or term in _CONTRACTION_STEMS or specificity(surface) < _POLAR_MIN_SPECIFICITY):
+        if (term in evidence_terms or is_number(term) or term in _CONTRACTION_STEMS
+                or specificity(surface) < _POLAR_MIN_SPECIFICITY):
             continue
         absent.setdefault(term, surface)
     return " ".join(absent.values()) if len(absent) >= _POLAR_MIN_ABSENT else None

@@ -28,6 +28,7 @@ from pipeline.text import (
     canonical_terms,
     canonical_terms_with_surface,
     has_negation,
+    is_number,
     quantities,
     split_sentences,
 )
@@ -132,7 +133,7 @@ def coverage_of(query: str, evidence_texts: list[str], stats: TermStats) -> tupl
     seen: set[str] = set()
     found_weights: dict[str, float] = {}
     for term, surface in canonical_terms_with_surface(query):
-        if term in seen or term.replace(",", "").replace(".", "").isdigit():
+        if term in seen or is_number(term):
             continue
         seen.add(term)
         weight = term_weight(term, surface, stats)

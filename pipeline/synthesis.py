@@ -126,10 +126,11 @@ class ExtractiveSynthesizer:
         limit = _SENTENCES_FOR_LENGTH[style.length]
         chosen = []
         for part, part_similarity in parts or []:
-            top = self._candidates(part, evidence, part_similarity)[:1]
-            same = [c for c in candidates if top and c[3] == top[0][3]]
-            if same and same[0] not in chosen:
-                chosen.append(same[0])
+            # the part's best sentence, scored as the whole question scores it
+            top = next(iter(self._candidates(part, evidence, part_similarity)), None)
+            match = next((c for c in candidates if top and c[3] == top[3]), None)
+            if match and match not in chosen:
+                chosen.append(match)
         answered_parts = len(chosen)
         # Two parts get one more sentence each than one question would (not in a brief answer).
         limit = max(limit, answered_parts) + (max(answered_parts - 1, 0) if style.length != "brief" else 0)

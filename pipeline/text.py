@@ -86,6 +86,11 @@ def _without_section_names(text: str) -> str:
     return _NOT_A_SECTION.sub(lambda m: "academic-office" if m.group(0)[0] in "aA" else " ", text)
 
 
+def is_number(term: str) -> bool:
+    """A token that is a number ("3", "7.5"): a count or amount, not a word the evidence must share."""
+    return term.replace(".", "").isdigit()
+
+
 def content_terms(text: str) -> list[str]:
     """Stemmed tokens that carry meaning (no stop words, no one-letter tokens), in order."""
     out = []
