@@ -145,7 +145,9 @@ def coverage_of(query: str, evidence_texts: list[str], stats: TermStats) -> tupl
         else:
             missing.append(surface)
             heaviest_missing = max(heaviest_missing, weight)
-    for q in quantities(query):
+    low = query.lower()
+    # in the order the question says them, so the abstention names them the same way every run
+    for q in sorted(quantities(query), key=lambda q: (low.find(q.split(":", 1)[1]), q)):
         value = q.split(":", 1)[1]
         if value in seen:
             continue

@@ -33,6 +33,13 @@ def test_coverage_counts_numbers_in_the_query():
     assert right > wrong and "800" in missing
 
 
+def test_missing_numbers_are_named_in_the_order_the_question_says_them():
+    # a set's order changes from run to run; the abstention message must not
+    stats = TermStats(CHUNKS)
+    _, missing = coverage_of("Is it 91 days, 17 weeks, 63 courses, Rs. 800 or 42%?", CHUNKS[:1], stats)
+    assert [m for m in missing if m.isdigit()] == ["91", "17", "63", "800", "42"]
+
+
 def test_two_chunks_with_different_fees_for_the_same_thing_lower_consistency():
     agree = consistency_of(["The revaluation fee is Rs. 500 per course.",
                             "Students pay the revaluation fee of Rs. 500 per course online."])
