@@ -1,11 +1,29 @@
-# The two commands of the README: `make run` and `make test`. Both install what they need first.
+# The two commands of the README: `make run` and `make test`. Both work in a project-local virtual
+# environment (.venv, made with `python3 -m venv`), which they create and fill when it is missing;
+# nothing is installed into the Python that runs make (PEP 668 forbids that on Debian/Homebrew).
 PYTHON ?= python3
-PIP := $(PYTHON) -m pip install --quiet --disable-pip-version-check -c constraints.txt
-STAMP := .make
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt
+# Stamps live inside the environment: delete .venv and the next run rebuilds it from scratch.
+STAMP := $(VENV)/.warrant
+# Caches (pip, matplotlib, Hugging Face, torch) stay inside the project, not in ~/.cache.
+export XDG_CACHE_HOME := $(CURDIR)/.cache
+export MPLCONFIGDIR := $(CURDIR)/.cache/matplotlib
+# Linted and type-checked code (the issue's scope; tests and scenarios are not checked yet).
+LINT_PATHS := pipeline memory governance ui app.py
+# `make test` runs `make lint` first when LINT=1. Off until the tree has been formatted once.
+LINT ?= 0
 
-.PHONY: run test install install-dev browser scenarios bench golden
+.PHONY: run test lint install install-dev browser scenarios bench golden venv
 
-$(STAMP)/runtime: requirements.txt constraints.txt
+$(PY):
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Warrant needs Python 3.11 or newer; set PYTHON=python3.11 (or newer)")'
+	@$(PYTHON) -m venv $(VENV) || { rm -rf $(VENV); echo "'$(PYTHON) -m venv' failed. On Debian/Ubuntu install the venv module first: sudo apt-get install python3-venv"; exit 1; }
+
+venv: $(PY)
+
+$(STAMP)/runtime: requirements.txt constraints.txt | $(PY)
 	$(PIP) -r requirements.txt
 	@mkdir -p $(STAMP) && touch $@
 
@@ -20,16 +38,24 @@ browser:
 	@command -v chromium >/dev/null 2>&1 || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null)
 
 run: install
-	$(PYTHON) app.py
+	$(PY) app.py
 
+lint: install-dev
+	$(PY) -m ruff check $(LINT_PATHS)
+	$(PY) -m ruff format --check $(LINT_PATHS)
+	$(PY) -m mypy $(LINT_PATHS)
+
+ifeq ($(LINT),1)
+test: lint
+endif
 test: install-dev browser
-	HF_HUB_OFFLINE=1 $(PYTHON) -m pytest
+	HF_HUB_OFFLINE=1 $(PY) -m pytest
 
 golden: install
-	$(PYTHON) -m pipeline.eval --golden test
+	$(PY) -m pipeline.eval --golden test
 
 scenarios: install
-	$(PYTHON) -m scenarios run
+	$(PY) -m scenarios run
 
 bench: install
-	$(PYTHON) -m scenarios.bench
+	$(PY) -m scenarios.bench
