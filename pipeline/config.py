@@ -38,6 +38,13 @@ def _env_int(name: str, default: int) -> int:
         raise ValueError(f"{name} must be an integer, got {raw!r}") from exc
 
 
+def _env_positive(name: str, default: float) -> float:
+    value = _env_float(name, default)
+    if value <= 0:
+        raise ValueError(f"{name} must be greater than 0, got {value}")
+    return value
+
+
 def default_home() -> Path:
     """`WARRANT_HOME`, else `/data` (Hugging Face persistent storage) when present, else `./state`."""
     explicit = os.environ.get("WARRANT_HOME", "").strip()
@@ -74,7 +81,18 @@ class Config:
     oidc_client_id: str = ""
     oidc_client_secret: str = ""
     on_spaces: bool = False
+    # Optional generative answers (pipeline/llm.py): any OpenAI-compatible endpoint. Empty base URL
+    # or model: extractive answers, no network. The four WARRANT_LLM_* names are a contract.
+    llm_base_url: str = ""
+    llm_model: str = ""
+    llm_api_key: str = ""
+    llm_timeout_s: float = 30.0
+    llm_max_attempts: int = 3
     extra: dict = field(default_factory=dict)
+
+    @property
+    def llm_enabled(self) -> bool:
+        return bool(self.llm_base_url and self.llm_model)
 
     @property
     def chroma_dir(self) -> Path:
@@ -119,6 +137,11 @@ def load_config() -> Config:
         oidc_client_id=os.environ.get("WARRANT_OIDC_CLIENT_ID", ""),
         oidc_client_secret=os.environ.get("WARRANT_OIDC_CLIENT_SECRET", ""),
         on_spaces=on_spaces,
+        llm_base_url=os.environ.get("WARRANT_LLM_BASE_URL", "").strip().rstrip("/"),
+        llm_model=os.environ.get("WARRANT_LLM_MODEL", "").strip(),
+        llm_api_key=os.environ.get("WARRANT_LLM_API_KEY", "").strip(),
+        llm_timeout_s=_env_positive("WARRANT_LLM_TIMEOUT_S", 30.0),
+        llm_max_attempts=max(1, _env_int("WARRANT_LLM_MAX_ATTEMPTS", 3)),
     )
 
 
