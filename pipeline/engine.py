@@ -17,6 +17,7 @@ import numpy as np
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from pipeline.config import Config
+from pipeline.generate import build_generator
 from pipeline.index import ChunkIndex, IngestReport
 from pipeline.instructions import ACTION_REFUSAL, INSTRUCTIONS_ONLY, is_action_request, set_aside_instructions
 from pipeline.question_parts import QuestionPart, question_parts
@@ -77,6 +78,8 @@ class AnswerEngine:
             lambda_consistency=config.lambda_consistency, tau=config.tau,
         )
         self.synthesizer = ExtractiveSynthesizer(self.stats)
+        # Optional: an LLM rewrites gated answers, every sentence verified (None: extractive only).
+        self.generator = build_generator(config)
         self.top_k = config.top_k
 
     # -- configuration that an admin may change at run time -------------------------------------
@@ -138,11 +141,13 @@ class AnswerEngine:
         return nodes, timings, embedding
 
     def ask(self, question: str, style: AnswerStyle | None = None, rewritten: str = "",
-            actor: str = "", session: str = "", log: bool = True, gated: bool = True) -> Answer:
+            actor: str = "", session: str = "", log: bool = True, gated: bool = True,
+            on_token: Callable[[str], None] | None = None) -> Answer:
         """Answer `question` (retrieving with `rewritten` when a follow-up was made self-contained).
 
         `gated=False` is the standard-RAG baseline used in evaluations: same retrieval and
         synthesiser, no support gate and no verifier, so it always answers when anything is found.
+        `on_token(text so far)` streams an LLM-written answer while it is written (pipeline/generate.py).
         """
         started = time.perf_counter()
         style = style or AnswerStyle()
@@ -168,7 +173,8 @@ class AnswerEngine:
         gate = self.postprocessor.gate(query, nodes) if gated else self.postprocessor.ungated(query, nodes)
         timings["support"] = _ms(t)
         searches = list(zip(parts, embeddings[1:]))
-        answer = self._compose(question, query, gate, nodes, style, timings, embedding, searches, gated=gated)
+        answer = self._compose(question, query, gate, nodes, style, timings, embedding, searches, gated=gated,
+                               on_token=on_token)
         if set_aside:
             answer.reason += f"; set aside {len(set_aside)} instruction sentence(s) in the message"
         t = time.perf_counter()
@@ -198,7 +204,8 @@ class AnswerEngine:
 
     def _compose(self, question: str, query: str, gate: GateResult, nodes: list[NodeWithScore],
                  style: AnswerStyle, timings: dict[str, float], embedding: list[float],
-                 searches: list[tuple[QuestionPart, list[float]]], gated: bool = True) -> Answer:
+                 searches: list[tuple[QuestionPart, list[float]]], gated: bool = True,
+                 on_token: Callable[[str], None] | None = None) -> Answer:
         common = dict(query=question, rewritten_query=query if query != question else "",
                       support=gate.support, nearest_sections=_nearest(nodes))
         if gate.decision == "clarify":
@@ -236,10 +243,13 @@ class AnswerEngine:
                           **common)
         dropped = len(verdicts) - len(kept)
         reason = gate.reason + (f"; {dropped} unsupported sentence(s) dropped" if dropped else "")
-        return Answer(
+        answer = Answer(
             text=self.synthesizer.render(kept, style), decision="answer",
             citations=self.synthesizer.citations(kept, pool), reason=reason, **common,
         )
+        if gated and self.generator is not None:  # the LLM writes only after the gate said answer
+            answer = self.generator.rewrite(query, answer, pool, style, on_token, timings)
+        return answer
 
     def _part_evidence(self, part: str, embedding: list[float], gated: bool) -> list[NodeWithScore]:
         """The chunks that may add sentences for one part of a two-part question, retrieved with

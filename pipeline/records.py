@@ -81,6 +81,9 @@ class Answer:
     rewritten_query: str = ""
     nearest_sections: list[dict] = field(default_factory=list)
     clarify_options: list[dict] = field(default_factory=list)
+    # Set only when an LLM wrote (or tried to write) the answer (pipeline/generate.py): mode
+    # "generated" or "extractive" (fallback), notice, error kind, removed sentences with reasons.
+    generation: dict | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)
