@@ -1,47 +1,73 @@
-"""Local accounts: usernames, roles and scrypt password hashes in `<state>/accounts.json` (TinyDB).
+"""Local accounts: usernames, roles and argon2id password hashes in `<state>/accounts.json` (TinyDB).
 
-Passwords are never stored: each account keeps a random 16-byte salt and
-`hashlib.scrypt(password, salt, n=2**14, r=8, p=1)`, compared in constant time. Failed logins are
-counted per username in memory; five failures inside five minutes lock that username out for the
-rest of the window, so guessing is slow even when the attacker spreads over many connections.
+Passwords are never stored: each account keeps an argon2id hash (argon2-cffi, with OWASP's
+parameters: 19 MiB, 2 passes, 1 lane), compared in constant time; hashes from older versions (scrypt) still verify
+and are replaced by argon2id at the next successful login. Usernames are compared Unicode-
+normalised (NFKC) and case-insensitively, so `Admin` and `admin` are one account.
+
+Failed logins are throttled per account *and* per client address (`LoginThrottle`): keys are
+normalised and capped, forgotten after the window, and their number is bounded. Five failures
+inside five minutes stop further guesses at that account, except from an address that has logged
+into it before, which gets through with the right password after a delay: an attacker cannot keep
+the real user out. Each account also has a session version (`sv`): logout, a password change and a
+role change raise it, which ends every session issued before.
+
+The file is written through `pipeline.storage` (atomic, cross-process lock, damaged-file recovery).
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
-import os
 import re
 import secrets
 import threading
 import time
-from collections import deque
+import unicodedata
+from collections import OrderedDict, deque
 from dataclasses import dataclass
 from pathlib import Path
 
-from tinydb import Query, TinyDB
+from argon2 import PasswordHasher
+from argon2 import exceptions as argon2_errors
+from tinydb import Query
 
 from governance.identity import ROLES, Identity
+from pipeline.storage import JSONFile, write_atomic
 
 USERNAME_RE = re.compile(r"^[A-Za-z0-9._-]{3,32}$")
+# Only for hashes written before argon2id: they verify, and are replaced at the next login.
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1
 MIN_PASSWORD_CHARS = 8
 MAX_PASSWORD_CHARS = 256
+MAX_THROTTLE_KEY_CHARS = 64
 DEMO_ACCOUNTS = (("student", "user"), ("reviewer", "reviewer"), ("admin", "admin"))
-_LOCKS: dict[str, threading.RLock] = {}
-_LOCKS_GUARD = threading.Lock()
+# OWASP's argon2id recommendation (19 MiB, 2 passes, 1 lane): ~0.1-0.2 s on two busy cores, and bounded memory
+# when many people log in at once.
+_HASHER = PasswordHasher(time_cost=2, memory_cost=19 * 1024, parallelism=1)
 
 
 class LoginRefused(ValueError):
     """Wrong credentials or too many attempts; the message is safe to show."""
 
 
-def validate_username(username: str) -> str:
-    """Return the username if it is 3-32 letters, digits, `.`, `_` or `-`; raise ValueError otherwise.
+def normalise_username(username: str) -> str:
+    """NFKC-normalised and stripped: full-width and other look-alike forms become plain ASCII."""
+    return unicodedata.normalize("NFKC", username or "").strip()
 
-    Besides readability this keeps `..`-only names, slashes and control characters out of ids.
+
+def username_key(username: str) -> str:
+    """What two usernames are compared by: normalised and case-folded (`Admin` == `admin`)."""
+    return normalise_username(username).casefold()
+
+
+def validate_username(username: str) -> str:
+    """Return the (NFKC-normalised) username if it is 3-32 letters, digits, `.`, `_` or `-`.
+
+    Raises ValueError otherwise. Besides readability this keeps `..`-only names, slashes and
+    control characters out of ids.
     """
-    username = (username or "").strip()
+    username = normalise_username(username)
     if not USERNAME_RE.fullmatch(username) or set(username) <= {"."}:
         raise ValueError("A username has 3 to 32 characters: letters, digits, '.', '_' or '-'.")
     return username
@@ -53,55 +79,145 @@ def validate_password(password: str) -> str:
     return password
 
 
-def hash_password(password: str, salt: bytes | None = None) -> str:
-    """`scrypt$n$r$p$salt_hex$hash_hex` for a fresh random salt (or the one given)."""
-    salt = salt if salt is not None else os.urandom(16)
-    digest = hashlib.scrypt(password.encode("utf-8"), salt=salt, n=SCRYPT_N, r=SCRYPT_R, p=SCRYPT_P, dklen=32)
-    return f"scrypt${SCRYPT_N}${SCRYPT_R}${SCRYPT_P}${salt.hex()}${digest.hex()}"
+def hash_password(password: str) -> str:
+    """An argon2id hash (`$argon2id$v=19$m=...`) with a fresh random salt."""
+    return _HASHER.hash(password)
 
 
-def verify_password(password: str, stored: str) -> bool:
+def _verify_scrypt(password: str, stored: str) -> bool:
     try:
         scheme, n, r, p, salt_hex, hash_hex = stored.split("$")
         if scheme != "scrypt":
             return False
         digest = hashlib.scrypt(password.encode("utf-8"), salt=bytes.fromhex(salt_hex), n=int(n), r=int(r),
-                                p=int(p), dklen=len(hash_hex) // 2)
+                                p=int(p), dklen=len(hash_hex) // 2, maxmem=256 * 1024 * 1024)
     except (ValueError, AttributeError):
         return False
     return hmac.compare_digest(digest.hex(), hash_hex)
+
+
+def verify_password(password: str, stored: str) -> bool:
+    if not isinstance(stored, str) or not stored:
+        return False
+    if stored.startswith("scrypt$"):
+        return _verify_scrypt(password, stored)
+    try:
+        return _HASHER.verify(stored, password)
+    except (argon2_errors.VerificationError, argon2_errors.InvalidHashError, ValueError):
+        return False
+
+
+def needs_rehash(stored: str) -> bool:
+    """True for hashes weaker than today's parameters (scrypt from older versions included)."""
+    if not stored.startswith("$argon2"):
+        return True
+    try:
+        return _HASHER.check_needs_rehash(stored)
+    except (argon2_errors.InvalidHashError, ValueError):
+        return True
 
 
 # A valid hash nobody can match: checking it keeps "no such user" as slow as "wrong password".
 _DUMMY_HASH = hash_password(secrets.token_urlsafe(16))
 
 
-class LoginThrottle:
-    """Failures per username in a sliding window; `blocked` once `limit` are inside it."""
+def throttle_key(username: str) -> str:
+    """The throttle's key for a typed username: normalised, case-folded, at most 64 characters."""
+    return username_key((username or "")[:4 * MAX_THROTTLE_KEY_CHARS])[:MAX_THROTTLE_KEY_CHARS]
 
-    def __init__(self, limit: int = 5, window_s: float = 300.0, clock=time.monotonic) -> None:
-        self.limit, self.window_s, self.clock = limit, window_s, clock
-        self._failures: dict[str, deque[float]] = {}
-        self._lock = threading.Lock()
 
-    def _recent(self, key: str) -> deque[float]:
+class _Window:
+    """Failure times per key inside a sliding window; at most `max_keys` keys (oldest dropped)."""
+
+    def __init__(self, window_s: float, max_keys: int, clock) -> None:
+        self.window_s, self.max_keys, self.clock = window_s, max_keys, clock
+        self.times: OrderedDict[str, deque[float]] = OrderedDict()
+
+    def _expire(self) -> None:
         now = self.clock()
-        times = self._failures.setdefault(key, deque())
+        while self.times:
+            key, times = next(iter(self.times.items()))
+            if times and now - times[-1] <= self.window_s:
+                break
+            del self.times[key]
+
+    def count(self, key: str) -> int:
+        self._expire()
+        times = self.times.get(key)
+        if not times:
+            return 0
+        now = self.clock()
         while times and now - times[0] > self.window_s:
             times.popleft()
-        return times
+        return len(times)
 
-    def blocked(self, username: str) -> bool:
-        with self._lock:
-            return len(self._recent(username.lower())) >= self.limit
+    def add(self, key: str) -> None:
+        self._expire()
+        times = self.times.pop(key, None) or deque(maxlen=1000)
+        times.append(self.clock())
+        self.times[key] = times  # most recent last, so expiry and eviction start from the front
+        while len(self.times) > self.max_keys:
+            self.times.popitem(last=False)
 
-    def failed(self, username: str) -> None:
-        with self._lock:
-            self._recent(username.lower()).append(self.clock())
+    def clear(self, key: str) -> None:
+        self.times.pop(key, None)
 
-    def succeeded(self, username: str) -> None:
+
+class LoginThrottle:
+    """Failed logins per account and per client address, in a sliding window.
+
+    - an account with `limit` failures inside `window_s` is `blocked` for addresses that have not
+      logged into it before; a known address gets through with the right password, after a delay;
+    - an address with `address_limit` failures inside the window is refused outright;
+    - keys are normalised and capped (`throttle_key`), expire with the window, and each table
+      holds at most `max_keys` keys, so failed logins cannot grow memory without bound.
+    """
+
+    def __init__(self, limit: int = 5, window_s: float = 300.0, clock=time.monotonic, address_limit: int = 30,
+                 max_keys: int = 10_000, known_window_s: float = 30 * 24 * 3600) -> None:
+        self.limit, self.window_s, self.clock = limit, window_s, clock
+        self.address_limit = address_limit
+        self._accounts = _Window(window_s, max_keys, clock)
+        self._addresses = _Window(window_s, max_keys, clock)
+        self._known = _Window(known_window_s, max_keys, clock)  # (account, address) pairs that logged in
+        self._lock = threading.Lock()
+
+    def blocked(self, username: str, address: str = "") -> bool:
+        """Too many failures for this account, and `address` is not one it has logged in from."""
         with self._lock:
-            self._failures.pop(username.lower(), None)
+            key = throttle_key(username)
+            return self._accounts.count(key) >= self.limit and not self._is_known(key, address)
+
+    def address_blocked(self, address: str) -> bool:
+        with self._lock:
+            return bool(address) and self._addresses.count(address[:64]) >= self.address_limit
+
+    def under_attack(self, username: str) -> bool:
+        """The account has `limit` failures in the window (a known address then waits longer)."""
+        with self._lock:
+            return self._accounts.count(throttle_key(username)) >= self.limit
+
+    def _is_known(self, key: str, address: str) -> bool:
+        return bool(address) and self._known.count(f"{key}\x00{address[:64]}") > 0
+
+    def failed(self, username: str, address: str = "") -> None:
+        with self._lock:
+            self._accounts.add(throttle_key(username))
+            if address:
+                self._addresses.add(address[:64])
+
+    def succeeded(self, username: str, address: str = "") -> None:
+        with self._lock:
+            key = throttle_key(username)
+            if self._accounts.count(key) < self.limit:
+                self._accounts.clear(key)  # under attack, the failures stay: no fresh guesses for anyone
+            if address:
+                self._known.add(f"{key}\x00{address[:64]}")
+
+    def size(self) -> int:
+        """How many keys the throttle holds (for tests and monitoring)."""
+        with self._lock:
+            return len(self._accounts.times) + len(self._addresses.times) + len(self._known.times)
 
 
 @dataclass(frozen=True)
@@ -117,9 +233,9 @@ class Account:
                         role=self.role, display_name=self.display_name or self.username)
 
 
-def _lock_for(path: Path) -> threading.RLock:
-    with _LOCKS_GUARD:
-        return _LOCKS.setdefault(str(path.resolve()), threading.RLock())
+def _same_user(key: str):
+    """A TinyDB test: the row's username compares equal to `key` (normalised, case-folded)."""
+    return Query().username.test(lambda value: isinstance(value, str) and username_key(value) == key)
 
 
 class AccountStore:
@@ -127,30 +243,49 @@ class AccountStore:
 
     def __init__(self, path: Path, throttle: LoginThrottle | None = None, failure_delay_s: float = 0.5) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock = _lock_for(self.path)
+        self._file = JSONFile(self.path, indent=1)
         self.throttle = throttle or LoginThrottle()
         self.failure_delay_s = failure_delay_s
-
-    def _db(self) -> TinyDB:
-        return TinyDB(self.path, indent=1, ensure_ascii=False)
 
     @staticmethod
     def _account(row: dict) -> Account:
         return Account(username=row["username"], role=row["role"], display_name=row.get("display_name", ""),
                        provider=row.get("provider", "local"), user_id=row.get("user_id", ""))
 
-    def get(self, username: str) -> Account | None:
+    def _row(self, username: str) -> dict | None:
         try:
-            username = validate_username(username)
+            key = username_key(validate_username(username))
         except ValueError:
             return None
-        with self._lock, self._db() as db:
-            row = db.get(Query().username == username)
+        with self._file.open() as db:
+            row = db.get(_same_user(key))
+        return dict(row) if row else None
+
+    def get(self, username: str) -> Account | None:
+        row = self._row(username)
         return self._account(row) if row else None
 
+    def session_version(self, username: str) -> int | None:
+        """The account's current session version (None when there is no such account)."""
+        row = self._row(username)
+        return int(row.get("sv", 0)) if row else None
+
+    def end_sessions(self, username: str) -> int:
+        """End every session of this account (logout, password or role change); the new version."""
+        return self._bump(username)
+
+    def _bump(self, username: str, changes: dict | None = None) -> int:
+        key = username_key(validate_username(username))
+        with self._file.open() as db:
+            row = db.get(_same_user(key))
+            if row is None:
+                raise ValueError(f"No account named {username!r}.")
+            version = int(row.get("sv", 0)) + 1
+            db.update({**(changes or {}), "sv": version}, _same_user(key))
+        return version
+
     def list(self) -> list[Account]:
-        with self._lock, self._db() as db:
+        with self._file.open() as db:
             rows = db.all()
         return sorted((self._account(r) for r in rows), key=lambda a: a.username)
 
@@ -161,55 +296,56 @@ class AccountStore:
         if role not in ROLES:
             raise ValueError(f"Role must be one of: {', '.join(ROLES)}.")
         row = {"username": username, "role": role, "display_name": display_name[:80], "provider": provider,
-               "user_id": user_id or f"local:{username}", "created": time.time(),
+               "user_id": user_id or f"local:{username}", "created": time.time(), "sv": 0,
                "password": hash_password(validate_password(password)) if provider == "local" else ""}
-        with self._lock, self._db() as db:
-            if db.contains(Query().username == username):
+        with self._file.open() as db:
+            if db.contains(_same_user(username_key(username))):
                 raise ValueError(f"The username {username!r} is taken.")
             db.insert(row)
         return self._account(row)
 
     def set_role(self, username: str, role: str) -> tuple[str, str]:
-        """Change a role; returns (old role, new role)."""
+        """Change a role (ending the account's sessions); returns (old role, new role)."""
         if role not in ROLES:
             raise ValueError(f"Role must be one of: {', '.join(ROLES)}.")
-        username = validate_username(username)
-        with self._lock, self._db() as db:
-            row = db.get(Query().username == username)
-            if row is None:
-                raise ValueError(f"No account named {username!r}.")
-            db.update({"role": role}, Query().username == username)
+        row = self._row(username)
+        if row is None:
+            raise ValueError(f"No account named {username!r}.")
+        self._bump(row["username"], {"role": role})
         return row["role"], role
 
     def set_password(self, username: str, password: str) -> None:
-        username = validate_username(username)
-        digest = hash_password(validate_password(password))
-        with self._lock, self._db() as db:
-            if not db.update({"password": digest}, Query().username == username):
-                raise ValueError(f"No account named {username!r}.")
+        """Set a new password and end the account's sessions."""
+        validate_username(username)
+        self._bump(username, {"password": hash_password(validate_password(password))})
 
-    def authenticate(self, username: str, password: str) -> Account:
+    def authenticate(self, username: str, password: str, address: str = "") -> Account:
         """The account for these credentials, or LoginRefused after a short delay.
 
-        The delay and the per-username throttle apply to unknown usernames too, so the answer
-        does not reveal which usernames exist.
+        `address` is the client's address (for the per-address limit and to recognise an address
+        that logged into this account before). The delay and the throttle apply to unknown
+        usernames too, so the answer does not reveal which usernames exist.
         """
-        name = (username or "").strip()
-        if self.throttle.blocked(name):
+        name = (username or "")[:4 * MAX_THROTTLE_KEY_CHARS]
+        if self.throttle.address_blocked(address):
+            time.sleep(self.failure_delay_s)
+            raise LoginRefused("Too many failed attempts from your network. Please wait a few minutes and try again.")
+        if self.throttle.blocked(name, address):
+            time.sleep(self.failure_delay_s)
             raise LoginRefused("Too many failed attempts for this username. Please wait a few minutes and try again.")
-        try:
-            account_name = validate_username(name)
-        except ValueError:
-            account_name = ""
-        with self._lock, self._db() as db:
-            row = db.get(Query().username == account_name) if account_name else None
+        row = self._row(name)
         stored = row.get("password", "") if row and row.get("provider", "local") == "local" else ""
         ok = verify_password(password or "", stored or _DUMMY_HASH) and bool(stored)
         if not ok:
-            self.throttle.failed(name)
+            self.throttle.failed(name, address)
             time.sleep(self.failure_delay_s)
             raise LoginRefused("Wrong username or password.")
-        self.throttle.succeeded(name)
+        if self.throttle.under_attack(name):
+            time.sleep(2 * self.failure_delay_s)  # a known address, while someone guesses: slowed, not locked
+        self.throttle.succeeded(name, address)
+        if needs_rehash(stored):
+            with self._file.open() as db:
+                db.update({"password": hash_password(password)}, _same_user(username_key(row["username"])))
         return self._account(row)
 
 
@@ -229,10 +365,7 @@ def ensure_demo_accounts(store: AccountStore, home: Path, demo_password: str = "
         store.create(username, password, role, display_name=username.capitalize())
     if generated:
         path = Path(home) / "demo_passwords.txt"
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write("# Demo accounts created on first start. Change them or delete this file.\n")
-            for username, password in generated.items():
-                fh.write(f"{username}\t{password}\n")
-        os.chmod(path, 0o600)
+        lines = ["# Demo accounts created on first start. Change them or delete this file.\n"]
+        lines += [f"{username}\t{password}\n" for username, password in generated.items()]
+        write_atomic(path, "".join(lines), keep_backup=False)  # mode 0600
     return generated

@@ -1,40 +1,57 @@
-"""Append-only, hash-chained audit log (`<state>/audit.jsonl`).
+"""Append-only, keyed hash-chained audit log (`<state>/audit.jsonl`).
 
 Each record carries `prev_hash` (the previous record's `hash`, or 64 zeros for the first) and its
-own `hash` = sha256 over the canonical JSON of the record without `hash`. Editing, deleting,
-inserting or reordering any line breaks the chain at that line. Deleting the *last* lines leaves
-a valid shorter chain, so each append also records the newest `seq` and `hash` in
-`<state>/audit.jsonl.head`; `verify` checks that the log still reaches that record.
+own `hash` = HMAC-SHA256, under the audit key, of the canonical JSON of the record without
+`hash` (`"alg": "hmac-sha256"`). Editing, deleting, inserting or reordering any line breaks the
+chain at that line, and without the key nobody can recompute the hashes of an edited or forged
+record. Deleting the *last* lines leaves a valid shorter chain, so each append also records the
+newest `seq` and `hash`, with its own HMAC, in `<state>/audit.jsonl.head`; `verify` fails when
+the head is missing, unkeyed or forged, or the log no longer reaches it.
+
+The key is `WARRANT_AUDIT_KEY`, else the cookie secret (`pipeline.keys.audit_key`). Records
+written before the chain was keyed (plain sha256, no `alg`) are accepted only as a prefix that
+a keyed record and the keyed head pin.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
-import threading
 import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from pipeline.storage import FILE_MODE, lock_for, write_atomic
+
 GENESIS = "0" * 64
-_LOCKS: dict[str, threading.Lock] = {}
-_LOCKS_GUARD = threading.Lock()
+ALG = "hmac-sha256"
 
 
 def canonical(record: dict) -> str:
     return json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def record_hash(record: dict) -> str:
+def record_hash(record: dict, key: bytes | None = None) -> str:
+    """The record's hash: HMAC-SHA256 under `key` for keyed records, plain sha256 for legacy ones."""
     body = {k: v for k, v in record.items() if k != "hash"}
-    return hashlib.sha256(canonical(body).encode("utf-8")).hexdigest()
+    data = canonical(body).encode("utf-8")
+    if record.get("alg") == ALG:
+        return hmac.new(key or b"", data, hashlib.sha256).hexdigest()
+    return hashlib.sha256(data).hexdigest()
 
 
-def _lock_for(path: Path) -> threading.Lock:
-    with _LOCKS_GUARD:
-        return _LOCKS.setdefault(str(path.resolve()), threading.Lock())
+def head_mac(seq: int, digest: str, key: bytes) -> str:
+    return hmac.new(key, f"audit-head:{seq}:{digest}".encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+def _default_key(path: Path, create: bool) -> bytes:
+    from pipeline.config import load_config
+    from pipeline.keys import audit_key
+
+    return audit_key(load_config().with_home(path.parent), create=create)
 
 
 @dataclass(frozen=True)
@@ -46,9 +63,18 @@ class VerifyResult:
 
 
 class AuditLog:
-    def __init__(self, path: Path) -> None:
+    """The log at `path`, keyed with `key` (default: `WARRANT_AUDIT_KEY`, else the cookie secret of
+    the log's folder). Appends hold a lock across threads and processes."""
+
+    def __init__(self, path: Path, key: bytes | str | None = None) -> None:
         self.path = Path(path)
-        self._lock = _lock_for(self.path)
+        self._key = key.encode("utf-8") if isinstance(key, str) else key
+        self._lock = lock_for(self.path)
+
+    def key(self, create: bool = True) -> bytes:
+        if not self._key:
+            self._key = _default_key(self.path, create) or None
+        return self._key or b""
 
     def _last_hash(self) -> tuple[str, int]:
         if not self.path.exists():
@@ -73,10 +99,12 @@ class AuditLog:
                 "actor": actor,
                 "details": details,
                 "prev_hash": prev,
+                "alg": ALG,
             }
-            record["hash"] = record_hash(record)
+            record["hash"] = record_hash(record, self.key())
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            with open(self.path, "a", encoding="utf-8") as fh:
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
+            with os.fdopen(fd, "a", encoding="utf-8") as fh:
                 fh.write(canonical(record) + "\n")
                 fh.flush()
                 os.fsync(fh.fileno())
@@ -88,12 +116,9 @@ class AuditLog:
         return self.path.with_name(self.path.name + ".head")
 
     def _write_head(self, record: dict) -> None:
-        tmp = self.head_path.with_name(self.head_path.name + ".tmp")
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(canonical({"seq": record["seq"], "hash": record["hash"]}))
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, self.head_path)
+        write_atomic(self.head_path, canonical({"seq": record["seq"], "hash": record["hash"], "alg": ALG,
+                                                "mac": head_mac(record["seq"], record["hash"], self.key())}),
+                     keep_backup=False)  # an older head kept beside it would let the tail be cut
 
     def _read_head(self) -> dict | None:
         try:
@@ -109,12 +134,19 @@ class AuditLog:
             return [json.loads(line) for line in fh if line.strip()]
 
     def verify(self) -> VerifyResult:
+        """Check every record's keyed hash and link, then that the keyed head is reached."""
+        head = self._read_head()
         if not self.path.exists():
-            if self._read_head():
+            if head:
                 return VerifyResult(False, 0, 1, "the log file is missing but records were written")
             return VerifyResult(True, 0)
+        key = self.key(create=False)
+        if not key:
+            return VerifyResult(False, 0, 1, "no audit key: set WARRANT_AUDIT_KEY (or WARRANT_SECRET) as when "
+                                "the log was written")
         prev = GENESIS
         count = 0
+        keyed = False
         hashes: dict[int, str] = {}
         with open(self.path, encoding="utf-8") as fh:
             for number, line in enumerate(fh, start=1):
@@ -124,20 +156,37 @@ class AuditLog:
                     record = json.loads(line)
                 except json.JSONDecodeError:
                     return VerifyResult(False, count, number, "not valid JSON")
+                if not isinstance(record, dict):
+                    return VerifyResult(False, count, number, "not a record")
                 if record.get("prev_hash") != prev:
                     return VerifyResult(False, count, number, "prev_hash does not match the record before it "
                                         "(a record was deleted, inserted or moved)")
-                if record.get("hash") != record_hash(record):
-                    return VerifyResult(False, count, number, "hash does not match the record's content (edited)")
+                if record.get("alg") == ALG:
+                    keyed = True
+                elif keyed or "alg" in record:
+                    return VerifyResult(False, count, number, "an unkeyed record after keyed ones (forged)")
+                if not hmac.compare_digest(str(record.get("hash", "")), record_hash(record, key)):
+                    return VerifyResult(False, count, number, "hash does not match the record's content under the "
+                                        "audit key (edited or forged, or the key is not the one it was written with)")
                 if record.get("seq") != count + 1:
                     return VerifyResult(False, count, number, f"sequence number {record.get('seq')} where {count + 1} was expected")
                 prev = record["hash"]
                 hashes[count + 1] = prev
                 count += 1
-        head = self._read_head()
+        if count == 0:
+            return VerifyResult(not head, 0, None if not head else 1,
+                                "" if not head else "the log is empty but records were written")
+        if head is None:
+            return VerifyResult(False, count, count + 1, f"the head file {self.head_path.name} is missing or "
+                                "unreadable: records may have been deleted from the end")
+        seq, digest = head.get("seq"), head.get("hash")
+        if head.get("alg") != ALG or not isinstance(seq, int) or not isinstance(digest, str) or \
+                not hmac.compare_digest(str(head.get("mac", "")), head_mac(seq, digest, key)):
+            return VerifyResult(False, count, count + 1, "the head is not keyed with the audit key (forged, or "
+                                "written by an older version: the next recorded event keys it)")
         # A crash between the log's fsync and the head's may leave the head one record behind; a
         # head *ahead* of the log, or naming another hash, means records were cut from the end.
-        if head and (head.get("seq", 0) > count or hashes.get(head.get("seq")) != head.get("hash")):
+        if seq > count or seq < count - 1 or hashes.get(seq) != digest:
             return VerifyResult(False, count, count + 1, f"the log ends at record {count} but record "
-                                f"{head.get('seq')} was written (records deleted from the end)")
+                                f"{seq} was written (records deleted from the end)")
         return VerifyResult(True, count)

@@ -1,22 +1,24 @@
 """Review tickets: one policy-change claim each, kept in TinyDB at `<home>/tickets.json`.
 
+The file is written through `pipeline.storage` (atomic replace, cross-process lock, a damaged
+file recovered from its last good copy).
+
 A ticket is a plain record. The store only reads and writes; who may do what is checked by
 `GovernanceService`, and what an approval does to the corpus lives in `governance.evolution`.
 """
 
 from __future__ import annotations
 
-import threading
 import time
 import uuid
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
-from tinydb import Query, TinyDB
+from tinydb import Query
+
+from pipeline.storage import JSONFile
 
 STATUSES = ("open", "approved", "rejected", "failed")
-_LOCKS: dict[str, threading.RLock] = {}
-_GUARD = threading.Lock()
 
 
 def now_iso() -> str:
@@ -62,38 +64,21 @@ def new_ticket_id() -> str:
 class TicketStore:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with _GUARD:
-            self._lock = _LOCKS.setdefault(str(self.path.resolve()), threading.RLock())
-
-    def _db(self) -> TinyDB:
-        return TinyDB(self.path, ensure_ascii=False, indent=1)
+        self._file = JSONFile(self.path, indent=1)
 
     def save(self, ticket: Ticket) -> Ticket:
-        with self._lock:
-            db = self._db()
-            try:
-                db.upsert(ticket.to_dict(), Query().ticket_id == ticket.ticket_id)
-            finally:
-                db.close()
+        with self._file.open() as db:
+            db.upsert(ticket.to_dict(), Query().ticket_id == ticket.ticket_id)
         return ticket
 
     def get(self, ticket_id: str) -> Ticket | None:
-        with self._lock:
-            db = self._db()
-            try:
-                row = db.get(Query().ticket_id == str(ticket_id))
-            finally:
-                db.close()
+        with self._file.open() as db:
+            row = db.get(Query().ticket_id == str(ticket_id))
         return Ticket.from_dict(dict(row)) if row else None
 
     def list(self, status: str | None = None, reporter_id: str | None = None) -> list[Ticket]:
-        with self._lock:
-            db = self._db()
-            try:
-                rows = [dict(r) for r in db.all()]
-            finally:
-                db.close()
+        with self._file.open() as db:
+            rows = [dict(r) for r in db.all()]
         tickets = [Ticket.from_dict(r) for r in rows]
         if status:
             tickets = [t for t in tickets if t.status == status]

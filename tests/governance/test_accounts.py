@@ -19,9 +19,9 @@ def store(tmp_path: Path) -> AccountStore:
     return AccountStore(tmp_path / "accounts.json", failure_delay_s=0.0)
 
 
-def test_hash_is_salted_scrypt_and_verifies():
+def test_hash_is_salted_argon2id_and_verifies():
     first, second = hash_password("correct horse"), hash_password("correct horse")
-    assert first.startswith("scrypt$16384$8$1$")
+    assert first.startswith("$argon2id$v=19$m=19456,t=2,p=1$")
     assert first != second  # a fresh random salt each time
     assert verify_password("correct horse", first)
     assert not verify_password("wrong horse", first)
@@ -31,7 +31,7 @@ def test_hash_is_salted_scrypt_and_verifies():
 def test_password_is_never_stored_in_clear(store: AccountStore):
     store.create("alice", "s3cret-pass", "user")
     raw = store.path.read_text(encoding="utf-8")
-    assert "s3cret-pass" not in raw and "scrypt$" in raw
+    assert "s3cret-pass" not in raw and "$argon2id$" in raw
 
 
 @pytest.mark.parametrize("name", ["ab", "a" * 33, "../etc", "a/b", "al ice", "..", "...", "bob\x00", "élan", ""])
