@@ -88,6 +88,14 @@ class Config:
     llm_api_key: str = ""
     llm_timeout_s: float = 30.0
     llm_max_attempts: int = 3
+    # security (see SECURITY.md)
+    audit_key: str = ""  # HMAC key of the audit chain; "" = the cookie secret
+    allowed_origins: tuple[str, ...] = ()  # origins besides the app's own that may call it
+    session_idle_s: int = 8 * 3600  # a session unused this long ends
+    session_max_s: int = 7 * 24 * 3600  # and any session ends this long after login
+    max_upload_mb: float = 10.0  # Gradio's upload limit (a claim's proof is further limited to 5 MB)
+    upload_max_age_s: int = 3600  # uploads left in Gradio's folder are deleted after this long
+    frame_ancestors: str = ""  # CSP frame-ancestors; "" = the app itself (and huggingface.co on Spaces)
     extra: dict = field(default_factory=dict)
 
     @property
@@ -142,6 +150,14 @@ def load_config() -> Config:
         llm_api_key=os.environ.get("WARRANT_LLM_API_KEY", "").strip(),
         llm_timeout_s=_env_positive("WARRANT_LLM_TIMEOUT_S", 30.0),
         llm_max_attempts=max(1, _env_int("WARRANT_LLM_MAX_ATTEMPTS", 3)),
+        audit_key=os.environ.get("WARRANT_AUDIT_KEY", ""),
+        allowed_origins=tuple(o.strip().rstrip("/") for o in os.environ.get("WARRANT_ALLOWED_ORIGINS", "").split(",")
+                              if o.strip()),
+        session_idle_s=max(60, _env_int("WARRANT_SESSION_IDLE_S", 8 * 3600)),
+        session_max_s=max(60, _env_int("WARRANT_SESSION_MAX_S", 7 * 24 * 3600)),
+        max_upload_mb=_env_positive("WARRANT_MAX_UPLOAD_MB", 10.0),
+        upload_max_age_s=max(60, _env_int("WARRANT_UPLOAD_MAX_AGE_S", 3600)),
+        frame_ancestors=os.environ.get("WARRANT_FRAME_ANCESTORS", "").strip(),
     )
 
 
