@@ -15,7 +15,7 @@ def _progress(fraction: float, message: str) -> None:
     print(f"[warrant] indexing {fraction:4.0%}  {message}", flush=True)
 
 
-def main() -> None:
+def main() -> int:
     set_offline_environment()
     config = load_config()
     print(f"[warrant] state directory: {config.home}", flush=True)
@@ -23,9 +23,15 @@ def main() -> None:
 
     import uvicorn
 
+    from pipeline.chroma_client import IndexInUse, claim_embedded_index
     from ui.app import build_app
     from ui.service import WarrantService
 
+    try:
+        serving_lock = claim_embedded_index(config)  # held until this process exits
+    except IndexInUse as exc:
+        print(f"[warrant] {exc}", file=sys.stderr, flush=True)
+        return 2
     service = WarrantService(config, progress=_progress)
     generated = service.ensure_demo_accounts()
     if generated:
@@ -38,6 +44,8 @@ def main() -> None:
     app = build_app(service)
     print(f"[warrant] serving on http://{config.host}:{config.port}", flush=True)
     uvicorn.run(app, host=config.host, port=config.port, log_level="warning")
+    del serving_lock
+    return 0
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from urllib.parse import urlsplit
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -36,6 +37,21 @@ def _env_int(name: str, default: int) -> int:
         return int(raw)
     except ValueError as exc:
         raise ValueError(f"{name} must be an integer, got {raw!r}") from exc
+
+
+def _env_chroma_url(name: str) -> str:
+    """`http(s)://host[:port]`, checked here so a typo fails at start with the variable's name."""
+    raw = os.environ.get(name, "").strip().rstrip("/")
+    if not raw:
+        return ""
+    parsed = urlsplit(raw)
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+        raise ValueError(f"{name} must look like http://host:8000, got {raw!r}")
+    try:
+        parsed.port  # noqa: B018 - raises ValueError on a bad port
+    except ValueError as exc:
+        raise ValueError(f"{name} has a bad port: {raw!r}") from exc
+    return raw
 
 
 def _env_positive(name: str, default: float) -> float:
@@ -88,6 +104,11 @@ class Config:
     llm_api_key: str = ""
     llm_timeout_s: float = 30.0
     llm_max_attempts: int = 3
+    # Chroma in client/server mode: empty means the embedded PersistentClient under <home>/chroma.
+    # Several app processes (or servers) over one index need the server; see README, Deployment.
+    chroma_url: str = ""
+    chroma_token: str = ""  # sent as `Authorization: Bearer <token>` (a proxy in front of Chroma checks it)
+    chroma_collection: str = "warrant_chunks"
     # security (see SECURITY.md)
     audit_key: str = ""  # HMAC key of the audit chain; "" = the cookie secret
     allowed_origins: tuple[str, ...] = ()  # origins besides the app's own that may call it
@@ -96,6 +117,7 @@ class Config:
     max_upload_mb: float = 10.0  # Gradio's upload limit (a claim's proof is further limited to 5 MB)
     upload_max_age_s: int = 3600  # uploads left in Gradio's folder are deleted after this long
     frame_ancestors: str = ""  # CSP frame-ancestors; "" = the app itself (and huggingface.co on Spaces)
+    query_log_days: int = 0  # query log retention in days; 0 keeps every line
     extra: dict = field(default_factory=dict)
 
     @property
@@ -132,6 +154,7 @@ def load_config() -> Config:
         home=default_home(),
         docs_dir=Path(docs).resolve() if docs else REPO_ROOT / "data" / "policies",
         top_k=_env_int("WARRANT_TOP_K", 5),
+        query_log_days=max(0, _env_int("WARRANT_QUERY_LOG_DAYS", 0)),
         tau=_env_float("WARRANT_TAU", DEFAULT_TAU),
         lambda_sim=_env_float("WARRANT_LAMBDA_SIM", DEFAULT_LAMBDAS[0]),
         lambda_coverage=_env_float("WARRANT_LAMBDA_COVERAGE", DEFAULT_LAMBDAS[1]),
@@ -150,6 +173,9 @@ def load_config() -> Config:
         llm_api_key=os.environ.get("WARRANT_LLM_API_KEY", "").strip(),
         llm_timeout_s=_env_positive("WARRANT_LLM_TIMEOUT_S", 30.0),
         llm_max_attempts=max(1, _env_int("WARRANT_LLM_MAX_ATTEMPTS", 3)),
+        chroma_url=_env_chroma_url("WARRANT_CHROMA_URL"),
+        chroma_token=os.environ.get("WARRANT_CHROMA_TOKEN", "").strip(),
+        chroma_collection=os.environ.get("WARRANT_CHROMA_COLLECTION", "").strip() or "warrant_chunks",
         audit_key=os.environ.get("WARRANT_AUDIT_KEY", ""),
         allowed_origins=tuple(o.strip().rstrip("/") for o in os.environ.get("WARRANT_ALLOWED_ORIGINS", "").split(",")
                               if o.strip()),

@@ -8,6 +8,7 @@ why it stops.
 from __future__ import annotations
 
 import hashlib
+import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -16,8 +17,10 @@ from typing import Callable
 import numpy as np
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
+from pipeline.chroma_client import open_chroma
 from pipeline.config import Config
 from pipeline.generate import build_generator
+from pipeline.freshness import MISSING, FileStamp, file_stamp
 from pipeline.index import ChunkIndex, IngestReport
 from pipeline.instructions import ACTION_REFUSAL, INSTRUCTIONS_ONLY, is_action_request, set_aside_instructions
 from pipeline.question_parts import QuestionPart, question_parts
@@ -27,6 +30,8 @@ from pipeline.support import GateResult, SupportPostprocessor
 from pipeline.synthesis import ExtractiveSynthesizer
 from pipeline.term_stats import TermStats
 from pipeline.verify import verify
+
+log = logging.getLogger(__name__)
 
 MAX_QUESTION_CHARS = 2000
 
@@ -70,8 +75,12 @@ class AnswerEngine:
             embed_model = MiniLMEmbedding()
         self.config = config
         self.embed_model = embed_model
-        self.index = index or ChunkIndex(config.chroma_dir, embed_model)
+        if index is None:
+            index = ChunkIndex(config.chroma_dir, embed_model, client=open_chroma(config),
+                               collection=config.chroma_collection)
+        self.index = index
         self.stats = TermStats()
+        self._stats_stamp: FileStamp = MISSING
         self._load_or_rebuild_stats()
         self.postprocessor = SupportPostprocessor(
             self.stats, lambda_sim=config.lambda_sim, lambda_coverage=config.lambda_coverage,
@@ -106,6 +115,7 @@ class AnswerEngine:
         fingerprint = self._index_fingerprint()
         self.stats.rebuild(self.index.active_texts())
         self.stats.save(self.term_stats_path, fingerprint)
+        self._stats_stamp = self._term_stats_stamp()
 
     @property
     def term_stats_path(self) -> Path:
@@ -120,8 +130,29 @@ class AnswerEngine:
 
     def _load_or_rebuild_stats(self) -> None:
         """Start from the stored counts when they match this index; otherwise count and store."""
-        if not self.stats.load(self.term_stats_path, self._index_fingerprint()):
+        if self.stats.load(self.term_stats_path, self._index_fingerprint()):
+            self._stats_stamp = self._term_stats_stamp()
+        else:
             self.refresh()
+
+    def _term_stats_stamp(self) -> FileStamp:
+        return file_stamp(self.term_stats_path)
+
+    def follow_other_processes(self) -> None:
+        """Adopt the term statistics another process wrote after it changed the shared index (an
+        approved ticket, an ingest): one stat() per question, a read only when the file changed.
+
+        Chunks and sentence vectors need nothing here: with a Chroma server every search asks the
+        server, and sentence vectors are read from SQLite on each lookup, so both see other
+        processes' writes. (The embedded Chroma store does not: see `pipeline.chroma_client`.)
+        """
+        stamp = self._term_stats_stamp()
+        if stamp == self._stats_stamp:
+            return
+        self._stats_stamp = stamp
+        if not self.stats.load(self.term_stats_path, self._index_fingerprint()):
+            log.warning("term statistics in %s describe another index than this process sees; kept the "
+                        "current counts", self.term_stats_path)
 
     # -- asking ---------------------------------------------------------------------------------
     def retrieve(self, query: str) -> tuple[list[NodeWithScore], dict[str, float]]:
@@ -150,6 +181,7 @@ class AnswerEngine:
         `on_token(text so far)` streams an LLM-written answer while it is written (pipeline/generate.py).
         """
         started = time.perf_counter()
+        self.follow_other_processes()
         style = style or AnswerStyle()
         question = (question or "").strip()
         problem = self._refuse_input(question)

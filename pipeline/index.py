@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Iterable
 
 import chromadb
+from chromadb.api import ClientAPI
 from chromadb.config import Settings as ChromaSettings
 from llama_index.core import Settings, VectorStoreIndex
 from llama_index.core.llms import MockLLM
@@ -109,16 +110,20 @@ def chunk_to_node(chunk: Chunk, status: str = ACTIVE, origin: str = "ingest", **
 class ChunkIndex:
     """Owns the Chroma collection; the only code that writes to it."""
 
-    def __init__(self, chroma_dir: Path, embed_model) -> None:
+    def __init__(self, chroma_dir: Path, embed_model, client: ClientAPI | None = None,
+                 collection: str = COLLECTION) -> None:
+        """`client`: a Chroma client from `pipeline.chroma_client.open_chroma` (a server, or the
+        embedded store); without one, the embedded store in `chroma_dir`. The sentence vectors are
+        kept in `chroma_dir` either way."""
         chroma_dir = Path(chroma_dir)
         chroma_dir.mkdir(parents=True, exist_ok=True)
         self.embed_model = embed_model
         Settings.embed_model = embed_model
         Settings.llm = MockLLM()  # no LLM: answers are extractive (and no OpenAI import)
-        self._client = chromadb.PersistentClient(
+        self._client = client or chromadb.PersistentClient(
             path=str(chroma_dir), settings=ChromaSettings(anonymized_telemetry=False, allow_reset=False)
         )
-        self.collection = self._client.get_or_create_collection(COLLECTION, metadata={"hnsw:space": "cosine"})
+        self.collection = self._client.get_or_create_collection(collection, metadata={"hnsw:space": "cosine"})
         self.vector_store = ChromaVectorStore(chroma_collection=self.collection)
         self.index = VectorStoreIndex.from_vector_store(self.vector_store, embed_model=embed_model)
         self.sentence_vectors = SentenceVectorStore(chroma_dir, embed_model.get_text_embedding_batch)

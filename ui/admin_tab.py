@@ -74,6 +74,7 @@ def build_admin_tab(service: WarrantService, identity_of: Callable[[gr.Request],
         """Fill the table for admins; stay silent for everyone else (the tab is hidden for them)."""
         try:
             identity = identity_of(request)
+            service.follow_other_processes()  # τ may have been changed by another app process
             return "", _rows(identity), service.engine.tau
         except (PermissionDenied, ValueError):
             return "", gr.update(), gr.update()

@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
+from filelock import FileLock
+
 from governance.accounts import AccountStore, ensure_demo_accounts
 from governance.audit import AuditLog
 from governance.service import GovernanceService
@@ -19,6 +21,7 @@ from governance.identity import ROLES, Identity, PermissionDenied, require
 from memory.service import MemoryService, user_key
 from pipeline.config import Config
 from pipeline.engine import AnswerEngine
+from pipeline.freshness import MISSING, file_stamp
 from pipeline.records import Answer
 
 MAX_MESSAGE_CHARS = 2000
@@ -39,18 +42,23 @@ class WarrantService:
         config.home.mkdir(parents=True, exist_ok=True)
         self.engine = AnswerEngine(config, embed_model=embed_model)
         self.audit = AuditLog(config.audit_path)
-        if self.engine.index.count() == 0:
-            report = self.engine.ingest(config.docs_dir, progress=progress)
-            self.audit.append("ingest", "system", documents=report.documents, chunks=report.chunks_total,
-                              added=report.chunks_added, folder=str(config.docs_dir))
+        # Several processes may start together on one new index (a Chroma server): one ingests,
+        # the others wait for it and then find the chunks there.
+        with FileLock(str(config.home / "first_ingest.lock")):
+            if self.engine.index.count() == 0:
+                report = self.engine.ingest(config.docs_dir, progress=progress)
+                self.audit.append("ingest", "system", documents=report.documents, chunks=report.chunks_total,
+                                  added=report.chunks_added, folder=str(config.docs_dir))
         self.memory = MemoryService(config.users_dir)
         self.governance = GovernanceService(self.engine, self.audit, config)
         self.accounts = AccountStore(config.home / "accounts.json")
-        self._load_settings()
+        self._settings_stamp = MISSING
+        self.follow_other_processes()
 
     def chat(self, identity: Identity, text: str, session_id: str | None = None) -> TurnResult:
         """One chat turn for the authenticated `identity`; persists it in that user's history."""
         require(identity, "chat")
+        self.follow_other_processes()
         text = (text or "").strip()
         session_id = session_id or self.memory.new_session(identity)
         if not text:
@@ -131,6 +139,7 @@ class WarrantService:
     def set_tau(self, identity: Identity, value: float) -> str:
         """Change the support threshold now and for later starts (`<home>/settings.json`); audited."""
         require(identity, "set_tau")
+        self.follow_other_processes()
         old = self.engine.tau
         self.engine.tau = float(value)
         self._save_settings({"tau": self.engine.tau})
@@ -147,6 +156,15 @@ class WarrantService:
     def new_session(self, identity: Identity) -> str:
         require(identity, "chat")
         return self.memory.new_session(identity)
+
+    def follow_other_processes(self) -> None:
+        """Re-read the runtime settings (τ) when another process sharing this state directory
+        changed them: one stat() per call, a read only when `settings.json` was replaced. The
+        engine does the same for the index's term statistics before each question."""
+        stamp = file_stamp(self.settings_path)
+        if stamp != self._settings_stamp:
+            self._settings_stamp = stamp
+            self._load_settings()
 
     @property
     def settings_path(self):
