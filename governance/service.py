@@ -6,7 +6,6 @@ role here, on the server, before doing anything; hiding a tab is presentation, n
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 from typing import Callable
 
@@ -20,6 +19,7 @@ from governance.tickets import STATUSES, Ticket, TicketStore, new_ticket_id, now
 from governance.trust import trust_score
 from pipeline.config import Config
 from pipeline.records import Answer
+from pipeline.storage import lock_for
 
 MAX_CLAIM_CHARS = 2000
 MAX_PROOF_TEXT_CHARS = 20_000
@@ -36,7 +36,10 @@ class GovernanceService:
         self.tickets = TicketStore(config.home / "tickets.json")
         self.evolution = CorpusEvolution(engine.index, config.home / "apply_journal.json")
         self.proofs_dir = config.home / "proofs"
-        self._lock = threading.RLock()
+        # Decisions and crash recovery hold one lock across threads and processes: two app
+        # processes never apply (or recover) ticket changes at the same time, and the second
+        # to decide a ticket finds it already decided.
+        self._lock = lock_for(config.home / "governance")
         # Replaceable (tests make it fail to exercise the rollback).
         self.post_check: Callable[[Ticket, dict], dict] = self._post_update_check
         self.recover()
