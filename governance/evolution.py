@@ -111,9 +111,7 @@ class CorpusEvolution:
             )
             node = chunk_to_node(chunk, status=ACTIVE, origin="ticket", supersedes=old.node_id, ticket_id=ticket_id)
             new_nodes.append(node)
-        vectors = self.index.embed_model.get_text_embedding_batch([ChunkIndex._embed_text(n) for n in new_nodes])
-        for node, vector in zip(new_nodes, vectors):
-            node.embedding = list(map(float, vector))
+        self.index.embed_nodes(new_nodes)
         return {"ticket_id": ticket_id, "phase": "applying", "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                 "old": [_node_record(n) for n in olds], "new": [_node_record(n) for n in new_nodes]}
 
@@ -128,7 +126,7 @@ class CorpusEvolution:
             for old, new in pairs:
                 node = present.get(old["id"])
                 if node is None:  # lost between delete and re-add by a killed process
-                    self.index.vector_store.add([_node_from_record(old, status=DEPRECATED, superseded_by=new["id"])])
+                    self.index.add_nodes([_node_from_record(old, status=DEPRECATED, superseded_by=new["id"])])
                     deprecated.append(old["id"])
                 elif node.metadata.get("status") != DEPRECATED or node.metadata.get("superseded_by") != new["id"]:
                     self.index.update_metadata([old["id"]], status=DEPRECATED, superseded_by=new["id"])
@@ -137,7 +135,7 @@ class CorpusEvolution:
             created = []
             for _, new in pairs:
                 if new["id"] not in present:
-                    self.index.vector_store.add([_node_from_record(new)])
+                    self.index.add_nodes([_node_from_record(new)])
                     created.append(new["id"])
             hook("created")
         return {"deprecated": deprecated, "created": created}
@@ -153,7 +151,7 @@ class CorpusEvolution:
             for old in plan["old"]:
                 node = present.get(old["id"])
                 if node is None:
-                    self.index.vector_store.add([_node_from_record(old)])
+                    self.index.add_nodes([_node_from_record(old)])
                     restored.append(old["id"])
                 elif (node.metadata.get("status") != old["metadata"].get("status")
                       or node.metadata.get("superseded_by") != old["metadata"].get("superseded_by")):

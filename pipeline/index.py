@@ -38,6 +38,7 @@ COLLECTION = "warrant_chunks"
 ACTIVE = "active"
 DEPRECATED = "deprecated"
 _ADD_BATCH = 2000
+_EMBED_SLICE = 64  # texts per call to the model: its lock is released between calls
 # Chroma's metadata-filtered search costs ~0.1 s at 30k chunks and ~1 s at 100k; an unfiltered
 # search over-fetching by the number of deprecated chunks returns the same top-k active chunks.
 MAX_OVERFETCH = 200
@@ -91,6 +92,11 @@ class ActiveChunkRetriever(BaseRetriever):
         return [n for n in nodes if n.node.metadata.get("status") == ACTIVE][: self._top_k]
 
 
+def embed_text(node: TextNode) -> str:
+    """What is embedded for a chunk: its title and section name lead its text."""
+    return f"{node.metadata.get('title', '')}. {node.metadata.get('section', '')}.\n{node.text}"
+
+
 def chunk_to_node(chunk: Chunk, status: str = ACTIVE, origin: str = "ingest", **extra: str) -> TextNode:
     metadata = {
         "doc_id": chunk.doc_id, "title": chunk.title, "section": chunk.section,
@@ -126,7 +132,7 @@ class ChunkIndex:
         self.collection = self._client.get_or_create_collection(collection, metadata={"hnsw:space": "cosine"})
         self.vector_store = ChromaVectorStore(chroma_collection=self.collection)
         self.index = VectorStoreIndex.from_vector_store(self.vector_store, embed_model=embed_model)
-        self.sentence_vectors = SentenceVectorStore(chroma_dir, embed_model.get_text_embedding_batch)
+        self.sentence_vectors = SentenceVectorStore(chroma_dir, self.embed_texts)
         self.write_lock = threading.RLock()
 
     # -- reading -------------------------------------------------------------------------------
@@ -172,14 +178,35 @@ class ChunkIndex:
         return sorted({m.get("doc_id", "") for m in metas})
 
     # -- writing -------------------------------------------------------------------------------
+    def embed_texts(self, texts: list[str]) -> list[list[float]]:
+        """Embeddings of `texts` in their order, computed in order of length.
+
+        The model pads a batch to its longest text; sorting the whole list first (as
+        `SentenceTransformer.encode` does for one call) wastes far less on padding than cutting it
+        into batches in document order. It is fed in slices so that the model's lock is released
+        between them and chat questions are embedded while a large upload is being indexed.
+        """
+        if not texts:
+            return []
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        vectors: list[list[float] | None] = [None] * len(texts)
+        for start in range(0, len(order), _EMBED_SLICE):
+            part = order[start : start + _EMBED_SLICE]
+            for i, vector in zip(part, self.embed_model.get_text_embedding_batch([texts[i] for i in part])):
+                vectors[i] = list(vector)
+        return vectors  # type: ignore[return-value]
+
+    def embed_nodes(self, nodes: list[TextNode]) -> None:
+        """Give each node without a vector the embedding of `embed_text(node)`."""
+        missing = [n for n in nodes if n.embedding is None]
+        for node, vector in zip(missing, self.embed_texts([embed_text(n) for n in missing])):
+            node.embedding = vector
+
     def add_nodes(self, nodes: list[TextNode], sentence_vectors: bool = True) -> None:
         """Embed (where no vector is given) and add; also embeds each chunk's sentences unless told
-        not to (a benchmark's synthetic chunks; missing ones are then filled when first needed)."""
-        missing = [n for n in nodes if n.embedding is None]
-        if missing:
-            vectors = self.embed_model.get_text_embedding_batch([self._embed_text(n) for n in missing])
-            for node, vector in zip(missing, vectors):
-                node.embedding = vector
+        not to (a benchmark's synthetic chunks; missing ones are then filled when first needed).
+        Nodes that carry their vector (restored from a journal) are written back as they are."""
+        self.embed_nodes(nodes)
         if sentence_vectors:
             self.sentence_vectors.compute((n.node_id, n.get_content()) for n in nodes)
         with self.write_lock:
@@ -193,18 +220,22 @@ class ChunkIndex:
                 self.sentence_vectors.delete(list(ids))
 
     def update_metadata(self, ids: list[str], **changes: str) -> None:
-        """Change metadata the safe way: read with embedding, edit, delete, re-add."""
+        """Change metadata the safe way: read with embedding, edit, delete, re-add.
+
+        The sentence vectors are kept: they belong to the chunk's text, which does not change."""
         with self.write_lock:
             nodes = self.get_nodes(ids, with_embeddings=True)
             for node in nodes:
                 node.metadata.update(changes)
                 node.relationships[NodeRelationship.SOURCE] = RelatedNodeInfo(node_id=node.metadata["doc_id"])
-            self.delete([n.node_id for n in nodes])
-            self.vector_store.add(nodes)
+            if nodes:
+                self.collection.delete(ids=[n.node_id for n in nodes])
+                self.vector_store.add(nodes)
 
     @staticmethod
     def _embed_text(node: TextNode) -> str:
-        return f"{node.metadata.get('title', '')}. {node.metadata.get('section', '')}.\n{node.text}"
+        """Deprecated: use `embed_text` (kept for callers outside this package)."""
+        return embed_text(node)
 
     def ingest_folder(self, folder: Path, min_words: int = 40, max_words: int = 320,
                       progress=None) -> IngestReport:
