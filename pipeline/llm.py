@@ -10,8 +10,9 @@ that the caller turns into the extractive answer with a short notice.
 
 Retries: a connection that fails, a rate limit (429) or a server error (5xx) *before the first
 token* is retried with jittered exponential backoff by tenacity, within the attempt count and the
-timeout; once text has streamed to the user it is not retried (it would be shown twice). The
-client's own retries are switched off (`max_retries=0`) so that there is one policy, here.
+timeout (each attempt is bounded by it, and none starts once it has passed since the first). Once
+text has streamed to the user it is not retried (it would be shown twice). The client's own
+retries are switched off (`max_retries=0`) so that there is one policy, here.
 """
 
 from __future__ import annotations
@@ -94,6 +95,9 @@ class LLMBackend:
 
     def __init__(self, config: Config, llm=None) -> None:
         if llm is None:
+            # The openai client imports its resource classes on the first request (~2 s here), which
+            # would count against that request's timeout: import them now, once per process.
+            import openai.resources  # noqa: F401
             from llama_index.llms.openai_like import OpenAILike
 
             llm = OpenAILike(
@@ -137,11 +141,11 @@ class LLMBackend:
 
         retrying = Retrying(
             stop=stop_after_attempt(self.max_attempts) | stop_after_delay(self.timeout_s),
-            wait=wait_exponential_jitter(initial=0.2, max=4.0),
+            wait=wait_exponential_jitter(initial=0.25, max=4.0, jitter=0.25),
             retry=retry_if_exception(retry_allowed), reraise=True,
         )
         try:
-            text = retrying(self._attempt, messages, on_token, started, streamed)
+            text = retrying(self._attempt, messages, on_token, streamed)
         except LLMUnavailable as error:
             self._record(error)
             raise
@@ -149,7 +153,10 @@ class LLMBackend:
         return text
 
     def _attempt(self, messages: Sequence[ChatMessage], on_token: Callable[[str], None] | None,
-                 started: float, streamed: list[bool]) -> str:
+                 streamed: list[bool]) -> str:
+        # The timeout bounds each attempt (the client's own timeout only bounds each read, so a
+        # server that trickles words would never time out); no new attempt starts after it.
+        started = time.monotonic()
         text = ""
         try:
             for delta in self._deltas(messages):
