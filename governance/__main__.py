@@ -1,6 +1,7 @@
 """`python -m governance audit verify [--home DIR]`: check the hash chain of `<home>/audit.jsonl`.
 
 Prints `OK: N records, chain intact` and exits 0, or names the first broken record and exits 1.
+Also `documents add|list|retire|replace` and `insights gaps` (see governance/commands.py).
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ import argparse
 import sys
 
 from governance.audit import AuditLog
+from governance import commands
 from pipeline.config import load_config
 
 
@@ -19,10 +21,15 @@ def main(argv: list[str] | None = None) -> int:
     audit_sub = audit.add_subparsers(dest="audit_command", required=True)
     verify = audit_sub.add_parser("verify", help="check every record's hash and its link to the one before")
     verify.add_argument("--home", help="state directory (default: WARRANT_HOME or ./state)")
+    commands.add_parsers(sub)
     args = parser.parse_args(argv)
     config = load_config()
     if args.home:
         config = config.with_home(args.home)
+    if args.command == "documents":
+        return commands.run_documents(args, config)
+    if args.command == "insights":
+        return commands.run_insights(args, config)
     path = config.audit_path
     if not path.exists():
         print(f"No audit log at {path}; nothing to verify.", file=sys.stderr)

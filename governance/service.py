@@ -14,6 +14,7 @@ from governance.claims import detect_claim
 from governance.contradictions import closest, find_contradictions, propose_replacement
 from governance.evolution import CorpusEvolution, Hook
 from governance.identity import Identity, PermissionDenied, require
+from governance.library import DocumentLibrary
 from governance.proof import ProofRefused, read_upload, store_proof
 from governance.tickets import STATUSES, Ticket, TicketStore, new_ticket_id, now_iso
 from governance.trust import trust_score
@@ -43,6 +44,7 @@ class GovernanceService:
         # Replaceable (tests make it fail to exercise the rollback).
         self.post_check: Callable[[Ticket, dict], dict] = self._post_update_check
         self.recover()
+        self.documents = DocumentLibrary(engine, audit, config)  # rolls back a half-done document change
 
     # -- chat ---------------------------------------------------------------------------------------
     def on_chat_turn(self, identity: Identity, text: str, answer: Answer) -> Answer:

@@ -80,6 +80,27 @@ def read_document(path: Path, root: Path) -> Document:
     )
 
 
+def document_from_text(raw: str, source: str, kind: str = "markdown", **overrides: str) -> Document:
+    """A Document from converted text (an upload); `overrides` (title, version, effective_date,
+    doc_id, owner) win over the text's front matter. Raises DocumentError when there is no text."""
+    fields, body = parse_front_matter(normalise_text(raw) + "\n")
+    fields.update({k: v.strip() for k, v in overrides.items() if v and v.strip()})
+    body = body.strip()
+    if not body:
+        raise DocumentError(f"{source}: has no text")
+    stem = Path(source).stem
+    return Document(
+        doc_id=slugify(fields.get("doc_id") or stem),
+        title=fields.get("title") or _first_heading(body) or stem.replace("-", " ").replace("_", " ").title(),
+        version=fields.get("version") or "1.0",
+        effective_date=fields.get("effective_date", ""),
+        owner=fields.get("owner", ""),
+        body=body,
+        source=source,
+        kind="text" if kind == "text" else "markdown",
+    )
+
+
 def _first_heading(body: str) -> str:
     for line in body.splitlines():
         if line.startswith("# "):

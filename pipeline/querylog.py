@@ -62,3 +62,26 @@ def anonymise_actor(path: Path, actor: str, replacement: str = "forgotten") -> i
         tmp.write_text("\n".join(out) + ("\n" if out else ""), encoding="utf-8")
         os.replace(tmp, path)
     return changed
+
+
+def rewrite_query_log(path: Path, keep) -> int:
+    """Keep only the records for which `keep(record)` is true (retention); returns how many were dropped."""
+    if not path.exists():
+        return 0
+    with _LOCK:
+        kept, dropped = [], 0
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                kept.append(line)
+                continue
+            if keep(record):
+                kept.append(line)
+            else:
+                dropped += 1
+        if dropped:
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text("\n".join(kept) + ("\n" if kept else ""), encoding="utf-8")
+            os.replace(tmp, path)
+    return dropped

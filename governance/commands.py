@@ -1,0 +1,131 @@
+"""The command-line face of the document library and the knowledge-gap export (a contract):
+
+    python -m governance documents add FILE... [--title T] [--version V] [--home DIR]
+    python -m governance documents list [--home DIR]
+    python -m governance documents retire DOC_ID [--home DIR]
+    python -m governance documents replace DOC_ID FILE [--home DIR]
+    python -m governance insights gaps --home DIR --csv FILE
+
+Each acts as the `admin` account of the state directory, is audited like the Documents tab, and
+exits 1 with a one-line reason on bad input (nothing changed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from governance.identity import Identity
+from pipeline.config import Config
+from pipeline.convert import MAX_UPLOAD_BYTES
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    documents = sub.add_parser("documents", help="add, list, retire or replace policy documents")
+    docs = documents.add_subparsers(dest="documents_command", required=True)
+    add = docs.add_parser("add", help="convert and index new documents (PDF, DOCX, HTML, Markdown, text)")
+    add.add_argument("files", nargs="+", metavar="FILE")
+    add.add_argument("--title", default="", help="the document's title (one file only)")
+    add.add_argument("--version", default="", help="the document's version (default: from the file, else 1.0)")
+    listing = docs.add_parser("list", help="every document with its version, chunks and status")
+    retire = docs.add_parser("retire", help="deprecate every chunk of a document (kept, reversible)")
+    retire.add_argument("doc_id", metavar="DOC_ID")
+    replace = docs.add_parser("replace", help="a new version of a document; only changed chunks are embedded")
+    replace.add_argument("doc_id", metavar="DOC_ID")
+    replace.add_argument("file", metavar="FILE")
+    for parser in (add, listing, retire, replace):
+        parser.add_argument("--home", help="state directory (default: WARRANT_HOME or ./state)")
+
+    insights = sub.add_parser("insights", help="what the query log says")
+    ins = insights.add_subparsers(dest="insights_command", required=True)
+    gaps = ins.add_parser("gaps", help="abstained questions grouped by topic, as CSV")
+    gaps.add_argument("--home", help="state directory (default: WARRANT_HOME or ./state)")
+    gaps.add_argument("--csv", required=True, metavar="FILE", help="where to write the CSV")
+
+
+def _admin(config: Config) -> Identity:
+    """The state directory's `admin` account, or an admin identity of that name where none exists yet."""
+    from governance.accounts import AccountStore
+
+    path = config.home / "accounts.json"
+    account = AccountStore(path).get("admin") if path.exists() else None
+    if account is not None and account.role == "admin":
+        return account.identity()
+    return Identity("local:admin", "admin", "admin")
+
+
+def _library(config: Config):
+    from governance.audit import AuditLog
+    from governance.library import DocumentLibrary
+    from pipeline.engine import AnswerEngine
+
+    config.home.mkdir(parents=True, exist_ok=True)
+    engine = AnswerEngine(config)
+    return DocumentLibrary(engine, AuditLog(config.audit_path), config)
+
+
+def _read(path: str) -> tuple[bytes, str]:
+    from governance.library import read_upload_bytes
+
+    file = Path(path)
+    if not file.is_file():
+        raise FileNotFoundError(f"{path}: no such file")
+    return read_upload_bytes(file, MAX_UPLOAD_BYTES), file.name
+
+
+def run_documents(args: argparse.Namespace, config: Config) -> int:
+    command = args.documents_command
+    if command == "add" and args.title and len(args.files) > 1:
+        print("--title applies to one file; add the files one at a time to title each.", file=sys.stderr)
+        return 1
+    files = [args.file] if command == "replace" else getattr(args, "files", [])
+    try:
+        contents = [_read(f) for f in files]  # before loading anything: a missing file fails fast
+        library = _library(config)
+        admin = _admin(config)
+        if command == "list":
+            _print_list(library.entries(admin))
+        elif command == "retire":
+            print(library.retire(admin, args.doc_id, reason="command line").message)
+        elif command == "add":
+            prepared = [library.prepare(data, name, title=args.title, version=args.version) for data, name in contents]
+            for p in prepared:
+                print("\n".join(p.audit_lines()))
+            for result in library.add(admin, prepared):
+                print(result.message)
+        elif command == "replace":
+            data, name = contents[0]
+            print(library.replace(admin, args.doc_id, library.prepare(data, name, doc_id=args.doc_id)).message)
+    except (ValueError, PermissionError, OSError) as exc:  # DocumentError is a ValueError
+        print(f"refused: {exc}".splitlines()[0], file=sys.stderr)
+        return 1
+    return 0
+
+
+def _print_list(entries) -> None:
+    header = ("doc_id", "title", "version", "effective", "chunks", "status", "uploaded_by", "uploaded_at")
+    rows = [header] + [(e.doc_id, e.title, e.version, e.effective_date or "-", f"{e.chunks}/{e.total_chunks}",
+                        e.status, e.uploaded_by, e.uploaded_at or "-") for e in entries]
+    widths = [min(40, max(len(str(r[i])) for r in rows)) for i in range(len(header))]
+    for row in rows:
+        print("  ".join(str(v)[:40].ljust(w) for v, w in zip(row, widths)).rstrip())
+
+
+def run_insights(args: argparse.Namespace, config: Config) -> int:
+    from governance.insights import knowledge_gaps, write_gaps_csv
+    from pipeline.index import ChunkIndex
+    from pipeline.embedding import MiniLMEmbedding
+
+    if not config.query_log_path.exists():
+        print(f"refused: no query log at {config.query_log_path}", file=sys.stderr)
+        return 1
+    try:
+        index = ChunkIndex(config.chroma_dir, MiniLMEmbedding())
+        groups = knowledge_gaps(config.query_log_path, index)
+        rows = write_gaps_csv(groups, Path(args.csv))
+    except (ValueError, OSError) as exc:
+        print(f"refused: {exc}".splitlines()[0], file=sys.stderr)
+        return 1
+    print(f"{rows} abstained questions in {len(groups)} groups written to {args.csv}")
+    return 0

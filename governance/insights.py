@@ -1,0 +1,203 @@
+"""What the query log says: decision rates over time, σ against τ, latency, what gets cited, claims,
+and the knowledge gaps - abstained questions grouped by topic, each with the nearest section.
+
+Reviewers see questions, never who asked them (the log keeps only a hashed actor, which nothing
+here returns). Gaps are MiniLM embeddings clustered with scikit-learn's agglomerative clustering
+(cosine distance, average linkage, a distance threshold rather than a number of groups: the
+number of topics is what we want to learn).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from llama_index.core.schema import QueryBundle
+
+GAP_DISTANCE = 0.55  # cosine distance under which two abstained questions share a topic
+CSV_COLUMNS = ("group_id", "group_size", "question", "sigma", "nearest_section")
+
+
+@dataclass(frozen=True)
+class GapQuestion:
+    question: str
+    sigma: float | None
+    asked_at: str
+    nearest_section: str  # "doc_id §section" of the closest active chunk
+
+
+@dataclass
+class GapGroup:
+    group_id: int
+    questions: list[GapQuestion] = field(default_factory=list)
+    nearest_section: str = ""  # closest to the group's centre
+
+    @property
+    def size(self) -> int:
+        return len(self.questions)
+
+
+def read_log(path: Path, retention_days: int = 0) -> list[dict]:
+    """The query log's records (malformed lines skipped), newer than `retention_days` if > 0."""
+    path = Path(path)
+    if not path.exists():
+        return []
+    cutoff = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - retention_days * 86400)) \
+        if retention_days > 0 else ""
+    records = []
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(record, dict) and str(record.get("ts", "")) >= cutoff:
+                records.append(record)
+    return records
+
+
+def prune_log(path: Path, retention_days: int) -> int:
+    """Drop records older than `retention_days` (0 keeps everything); returns how many were dropped."""
+    from pipeline.querylog import rewrite_query_log
+
+    if retention_days <= 0 or not Path(path).exists():
+        return 0
+    cutoff = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - retention_days * 86400))
+    return rewrite_query_log(path, lambda record: str(record.get("ts", "")) >= cutoff)
+
+
+# -- the overview ---------------------------------------------------------------------------------
+def overview(records: list[dict], section_of: dict[str, str] | None = None) -> dict:
+    """Plain numbers for the plots: per-day decision counts, σ values and τ, latency percentiles,
+    the most-cited documents and sections."""
+    by_day: dict[str, Counter] = defaultdict(Counter)
+    sigmas, taus, latencies = [], [], []
+    docs, sections = Counter(), Counter()
+    for r in records:
+        by_day[str(r.get("ts", ""))[:10]][str(r.get("decision", ""))] += 1
+        if isinstance(r.get("sigma"), (int, float)):
+            sigmas.append(float(r["sigma"]))
+        if isinstance(r.get("tau"), (int, float)):
+            taus.append(float(r["tau"]))
+        total = (r.get("timings_ms") or {}).get("total")
+        if isinstance(total, (int, float)):
+            latencies.append(float(total))
+        for chunk_id in r.get("sources") or []:
+            doc, _, rest = str(chunk_id).partition("::")
+            docs[doc] += 1
+            sections[(section_of or {}).get(chunk_id) or f"{doc} §{rest.partition('::')[0]}"] += 1
+    return {
+        "days": sorted(by_day), "by_day": {d: dict(c) for d, c in by_day.items()},
+        "sigmas": sigmas, "tau": taus[-1] if taus else None,
+        "latency_p50": float(np.percentile(latencies, 50)) if latencies else None,
+        "latency_p95": float(np.percentile(latencies, 95)) if latencies else None,
+        "top_documents": docs.most_common(10), "top_sections": sections.most_common(10),
+        "turns": len(records),
+    }
+
+
+# -- knowledge gaps -------------------------------------------------------------------------------
+def abstained(records: list[dict]) -> list[dict]:
+    """Abstained turns with their question (a forgotten user's question is blank and left out)."""
+    return [r for r in records if r.get("decision") == "abstain" and str(r.get("query") or "").strip()]
+
+
+def cluster(vectors: np.ndarray, distance: float = GAP_DISTANCE) -> list[int]:
+    """A group label per (normalised) vector."""
+    if len(vectors) < 2:
+        return [0] * len(vectors)
+    from sklearn.cluster import AgglomerativeClustering
+
+    model = AgglomerativeClustering(n_clusters=None, metric="cosine", linkage="average",
+                                    distance_threshold=distance)
+    return [int(label) for label in model.fit_predict(vectors)]
+
+
+def _section_label(node) -> str:
+    meta = node.metadata
+    return f"{meta.get('doc_id', '')} §{meta.get('section', '') or meta.get('title', '')}"
+
+
+def knowledge_gaps(log_path: Path, index, retention_days: int = 0) -> list[GapGroup]:
+    """Abstained questions grouped by topic, largest group first (then by its first question)."""
+    turns = abstained(read_log(log_path, retention_days))
+    if not turns:
+        return []
+    questions = [str(r["query"]).strip() for r in turns]
+    vectors = np.asarray(index.embed_texts(questions), dtype=np.float32)
+    labels = cluster(vectors)
+    retriever = index.retriever(1)
+    nearest = []
+    for question, vector in zip(questions, vectors):
+        hits = retriever.retrieve(QueryBundle(query_str=question, embedding=vector.tolist()))
+        nearest.append(_section_label(hits[0].node) if hits else "")
+    members: dict[int, list[int]] = defaultdict(list)
+    for i, label in enumerate(labels):
+        members[label].append(i)
+    ordered = sorted(members.values(), key=lambda idx: (-len(idx), questions[idx[0]].lower()))
+    groups = []
+    for number, idx in enumerate(ordered, start=1):
+        group = GapGroup(number, [GapQuestion(questions[i], turns[i].get("sigma"), str(turns[i].get("ts", "")),
+                                              nearest[i]) for i in idx])
+        centre = vectors[idx].mean(axis=0)
+        centre /= max(float(np.linalg.norm(centre)), 1e-9)
+        hits = retriever.retrieve(QueryBundle(query_str=questions[idx[0]], embedding=centre.tolist()))
+        group.nearest_section = _section_label(hits[0].node) if hits else ""
+        groups.append(group)
+    return groups
+
+
+def gap_rows(groups: list[GapGroup]) -> list[dict]:
+    """One row per question: group id, group size, the question, σ, the nearest section."""
+    return [{"group_id": g.group_id, "group_size": g.size, "question": q.question,
+             "sigma": "" if q.sigma is None else round(float(q.sigma), 3), "nearest_section": q.nearest_section}
+            for g in groups for q in g.questions]
+
+
+def write_gaps_csv(groups: list[GapGroup], path: Path) -> int:
+    rows = gap_rows(groups)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=CSV_COLUMNS)
+        writer.writeheader()
+        writer.writerows(rows)
+    return len(rows)
+
+
+def claims_summary(tickets) -> dict[str, int]:
+    """Claims filed, by status (open, approved, rejected, failed)."""
+    return dict(Counter(t.status for t in tickets))
+
+
+class Insights:
+    """The Insights tab's data for reviewers and admins (`review_tickets`); no usernames anywhere."""
+
+    def __init__(self, index, tickets, query_log: Path, retention_days: int = 0) -> None:
+        self.index = index
+        self.tickets = tickets
+        self.query_log = Path(query_log)
+        self.retention_days = retention_days
+        prune_log(self.query_log, retention_days)
+
+    def overview(self, identity) -> dict:
+        from governance.identity import require
+
+        require(identity, "review_tickets")
+        records = read_log(self.query_log, self.retention_days)
+        cited = {c for r in records for c in (r.get("sources") or [])}
+        section_of = {n.node_id: _section_label(n) for n in self.index.get_nodes(sorted(cited))} if cited else {}
+        data = overview(records, section_of)
+        data["claims"] = claims_summary(self.tickets.list(None))
+        return data
+
+    def gaps(self, identity) -> list[GapGroup]:
+        from governance.identity import require
+
+        require(identity, "review_tickets")
+        return knowledge_gaps(self.query_log, self.index, self.retention_days)
