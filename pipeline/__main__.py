@@ -1,4 +1,8 @@
-"""`python -m pipeline ingest [DIR]` and `python -m pipeline ask "question"`."""
+"""`python -m pipeline ingest [DIR]` and `python -m pipeline ask "question"`.
+
+With WARRANT_LLM_BASE_URL and WARRANT_LLM_MODEL set, `ask` has the LLM write the answer (after the
+gate) and prints what was removed and why; otherwise the answer is extractive.
+"""
 
 from __future__ import annotations
 
@@ -20,6 +24,12 @@ def _print_answer(answer) -> None:
         print(f"\ndecision: {answer.decision}   σ={s.sigma:.3f} (τ={s.tau:.2f})   "
               f"sim={s.sim:.3f} coverage={s.coverage:.3f} consistency={s.consistency:.3f}")
     print(f"reason: {answer.reason}")
+    generation = answer.generation
+    if generation:
+        print(f"written by: {'the language model' if generation['mode'] == 'generated' else 'extraction'} "
+              f"({generation['model']}){'; ' + generation['notice'] if generation['notice'] else ''}")
+        for removed in generation["removed"]:
+            print(f"removed: \"{removed['sentence']}\" ({removed['reason']})")
     print("timings (ms): " + ", ".join(f"{k} {v:.1f}" for k, v in answer.timings_ms.items()))
 
 
@@ -37,6 +47,9 @@ def main(argv: list[str] | None = None) -> int:
     from pipeline.engine import AnswerEngine
 
     engine = AnswerEngine(config)
+    if engine.generator is not None:
+        print(f"answers written by {config.llm_model} at {config.llm_base_url}, each sentence verified",
+              file=sys.stderr)
     if args.command == "ingest":
         folder = Path(args.folder) if args.folder else config.docs_dir
         if not folder.is_dir():

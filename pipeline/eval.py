@@ -236,7 +236,8 @@ def run_golden(split: str, do_tune: bool) -> int:
             print(json.dumps(tune(engine, items), indent=2))
             return 0
         started = time.perf_counter()
-        system = score(items, ask_all(engine, items, gated=True), engine)
+        answers = ask_all(engine, items, gated=True)
+        system = score(items, answers, engine)
         baseline = score(items, ask_all(engine, items, gated=False), engine)
         elapsed = time.perf_counter() - started
     print(f"golden split: {split} ({len(items)} items; τ={engine.tau:.2f}, "
@@ -249,6 +250,10 @@ def run_golden(split: str, do_tune: bool) -> int:
         fmt = lambda v: "   n/a" if v is None else f"{v:8.3f}"
         print(f"{key:32} {fmt(system[key])} {fmt(baseline[key]):>9}")
     print(f"({elapsed:.1f}s for both runs)")
+    if engine.generator is not None:  # WARRANT_LLM_* set: the system's answers were LLM-written
+        from pipeline.generate import generation_summary
+
+        print("generative mode (" + engine.config.llm_model + "): " + json.dumps(generation_summary(answers)))
     print(json.dumps({"split": split, "system": system, "baseline": baseline}))
     return 0
 

@@ -296,3 +296,19 @@ def build_generator(config) -> GenerativeAnswerer | None:
 
     backend = build_backend(config)
     return GenerativeAnswerer(backend) if backend is not None else None
+
+
+def generation_summary(answers: list[Answer]) -> dict:
+    """How an LLM-written run went: answers written and fallen back, sentences removed by reason."""
+    tried = [a.generation for a in answers if a.generation]
+    removed = [r for g in tried for r in g["removed"]]
+    kinds: dict[str, int] = {}
+    for r in removed:
+        kind = r["reason"].split(":")[0] if r["reason"].startswith("not supported") else r["reason"].split(",")[0]
+        kind = "cites nothing in the evidence" if kind.startswith("cites [") else kind
+        kinds[kind] = kinds.get(kind, 0) + 1
+    return {"answers_sent_to_llm": len(tried),
+            "written_by_llm": sum(g["mode"] == "generated" for g in tried),
+            "extractive_fallbacks": sum(g["mode"] == "extractive" for g in tried),
+            "fallback_errors": sorted({g["error"] for g in tried if g["error"]}),
+            "sentences_removed": len(removed), "removed_by_reason": kinds}
