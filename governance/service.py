@@ -14,6 +14,7 @@ from governance.claims import detect_claim
 from governance.contradictions import closest, find_contradictions, propose_replacement
 from governance.evolution import CorpusEvolution, Hook
 from governance.identity import Identity, PermissionDenied, require
+from governance.insights import Insights
 from governance.library import DocumentLibrary
 from governance.proof import ProofRefused, read_upload, store_proof
 from governance.tickets import STATUSES, Ticket, TicketStore, new_ticket_id, now_iso
@@ -45,6 +46,7 @@ class GovernanceService:
         self.post_check: Callable[[Ticket, dict], dict] = self._post_update_check
         self.recover()
         self.documents = DocumentLibrary(engine, audit, config)  # rolls back a half-done document change
+        self.insights = Insights(engine.index, self.tickets, config.query_log_path, config.query_log_days)
 
     # -- chat ---------------------------------------------------------------------------------------
     def on_chat_turn(self, identity: Identity, text: str, answer: Answer) -> Answer:

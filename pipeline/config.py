@@ -118,6 +118,7 @@ class Config:
     upload_max_age_s: int = 3600  # uploads left in Gradio's folder are deleted after this long
     frame_ancestors: str = ""  # CSP frame-ancestors; "" = the app itself (and huggingface.co on Spaces)
     query_log_days: int = 0  # query log retention in days; 0 keeps every line
+    query_log_days: int = 0  # query log retention in days; 0 keeps every line
     extra: dict = field(default_factory=dict)
 
     @property
@@ -154,6 +155,7 @@ def load_config() -> Config:
         home=default_home(),
         docs_dir=Path(docs).resolve() if docs else REPO_ROOT / "data" / "policies",
         top_k=_env_int("WARRANT_TOP_K", 5),
+        query_log_days=max(0, _env_int("WARRANT_QUERY_LOG_DAYS", 0)),
         query_log_days=max(0, _env_int("WARRANT_QUERY_LOG_DAYS", 0)),
         tau=_env_float("WARRANT_TAU", DEFAULT_TAU),
         lambda_sim=_env_float("WARRANT_LAMBDA_SIM", DEFAULT_LAMBDAS[0]),
