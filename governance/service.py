@@ -200,6 +200,8 @@ class GovernanceService:
             ticket = self.get_ticket(identity, ticket_id)
             if ticket.status != "open":
                 raise ValueError(f"Ticket {ticket.ticket_id} is already {ticket.status}; nothing changed.")
+            if ticket.reporter_id == identity.user_id:
+                raise PermissionDenied("You filed this claim, so another reviewer or an admin must decide it.")
             if verdict in _REJECT:
                 ticket.status, ticket.decision_reason = "rejected", reason
                 ticket.decided_by, ticket.decided_at = identity.username, now_iso()
@@ -214,8 +216,10 @@ class GovernanceService:
                              "reject it with a reason.")
         plan = self.evolution.plan(ticket.ticket_id, ticket.replacements)
         plan.update(decided_by=identity.username, reason=reason)
-        self.audit.append("ticket_approved", identity.username, ticket_id=ticket.ticket_id, reason=reason)
+        # The journal first: a crash after the approval record is then always followed, at the next
+        # start, by a record of what became of it (completed or rolled back).
         self.evolution.write_journal(plan)  # from here on a crash is recoverable
+        self.audit.append("ticket_approved", identity.username, ticket_id=ticket.ticket_id, reason=reason)
         done = self.evolution.apply(plan, hook)
         old_ids, new_ids = [o["id"] for o in plan["old"]], [n["id"] for n in plan["new"]]
         self.audit.append("chunks_deprecated", "system", ticket_id=ticket.ticket_id, chunk_ids=old_ids,
@@ -297,6 +301,8 @@ class GovernanceService:
                 self.tickets.save(ticket)
             self.evolution.clear_journal()
             self.audit.append("apply_recovered", "system", ticket_id=plan["ticket_id"], action="rolled_back", **undone)
+            self.audit.append("apply_rolled_back", "system", ticket_id=plan["ticket_id"],
+                              reason="the approval was interrupted (the process stopped); nothing of it stands")
             return "rolled_back"
 
     # -- audit --------------------------------------------------------------------------------------

@@ -197,7 +197,7 @@ def set_offline_environment() -> None:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
-def set_server_environment() -> None:
+def set_server_environment(home: Path | None = None) -> None:
     """Gradio settings for serving, before its queue is built.
 
     Gradio rebuilds a pandas table of every recorded event (up to 10,000) after each finished
@@ -207,3 +207,7 @@ def set_server_environment() -> None:
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
     os.environ.setdefault("GRADIO_ANALYTICS_CACHE_FREQUENCY", "100")
     os.environ.setdefault("GRADIO_ANALYTICS_MAX_EVENTS", "1000")
+    Uploads go to `<home>/uploads` (private to the app, like the rest of the state directory)
+    unless `GRADIO_TEMP_DIR` says otherwise.
+    if home is not None:
+        os.environ.setdefault("GRADIO_TEMP_DIR", str(Path(home) / "uploads"))

@@ -103,6 +103,6 @@ def test_logout_clears_the_session(app):
     with httpx.Client() as client:
         login(client, base, "student")
         assert client.get(base + "/config").status_code == 200
-        response = client.get(base + "/logout", follow_redirects=False)
+        response = client.post(base + "/logout", follow_redirects=False)
         assert response.status_code == 303 and response.headers["location"].endswith("/login")
         assert client.get(base + "/config").status_code == 401

@@ -1,9 +1,11 @@
 """Compose the web app: FastAPI login routes + the Gradio Blocks mounted behind a session check.
 
 Every gradio route (page, config, queue, API) passes through `auth_dependency`, which accepts
-only a valid signed cookie of an existing account; the tabs then build the `Identity` of each
-call from `request.username`. Tabs for reviewers and admins are hidden from other roles, which is
-presentation only: their handlers check the role again on the server.
+only a valid signed cookie of a current session of an existing account; the tabs then build the
+`Identity` of each call from `request.username`. Tabs for reviewers and admins are hidden from
+other roles, which is presentation only: their handlers check the role again on the server.
+Around everything: cross-origin refusal, security headers (`ui.http_security`), and the refusal
+of any file reference outside Gradio's upload folder (`ui.uploads`). See SECURITY.md.
 """
 
 from __future__ import annotations
@@ -12,18 +14,21 @@ from typing import Callable
 
 import gradio as gr
 from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import RedirectResponse
 
 from governance.identity import Identity, PermissionDenied
 from pipeline.config import set_server_environment
 from ui.admin_tab import build_admin_tab
 from ui.chat_tab import build_chat_tab
+from ui.http_security import add_http_protections
 from ui.login import add_login_routes, set_session_cookie
 from ui.memory_tab import build_memory_tab
 from ui.review_tab import build_my_claims, build_review_tab
 from ui.render import CSS, esc
 from ui.service import WarrantService
-from ui.session import SessionCookies, identity_reader, load_or_create_secret, username_reader
+from ui.session import SessionCookies, identity_reader, load_or_create_secret, session_reader
+from ui.uploads import refuse_foreign_paths
 
 
 def build_blocks(service: WarrantService, identity_of: Callable[[gr.Request], Identity]) -> gr.Blocks:
@@ -46,7 +51,8 @@ def build_blocks(service: WarrantService, identity_of: Callable[[gr.Request], Id
             except PermissionDenied:
                 return "<a href='/login'>Log in</a>", gr.update(visible=False), gr.update(visible=False)
             who = (f"<div style='text-align:right'>Signed in as <b id='warrant-user'>{esc(identity.display_name)}"
-                   f"</b> ({esc(identity.role)}) · <a href='/logout' id='warrant-logout'>Log out</a></div>")
+                   f"</b> ({esc(identity.role)}) · <form method='post' action='/logout' style='display:inline'>"
+                   "<button type='submit' id='warrant-logout' class='warrant-link'>Log out</button></form></div>")
             return (who, gr.update(visible=identity.can("review_tickets")),
                     gr.update(visible=identity.can("manage_accounts")))
 
@@ -60,24 +66,41 @@ def build_blocks(service: WarrantService, identity_of: Callable[[gr.Request], Id
 
 def build_app(service: WarrantService) -> FastAPI:
     """The FastAPI app to serve with uvicorn (see app.py)."""
-    set_server_environment()
     config = service.config
     secret = load_or_create_secret(config.home, config.secret)
-    cookies = SessionCookies(secret)
-    current_username = username_reader(cookies, lambda name: service.accounts.get(name) is not None)
+    # Uploads Gradio keeps (in <home>/uploads) are deleted after WARRANT_UPLOAD_MAX_AGE_S.
+    age = service.config.upload_max_age_s
+    blocks.delete_cache = (max(60, age // 4), age)
+    cookies = SessionCookies(secret, max_age_s=config.session_max_s, idle_s=config.session_idle_s)
+    current_session = session_reader(cookies, service.accounts.session_version)
+
+    def current_username(request) -> str | None:
+        session = current_session(request)
+        return session.username if session else None
+
     sso = bool(config.oidc_metadata_url and config.oidc_client_id and config.oidc_client_secret)
     app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
-    add_login_routes(app, service, cookies, current_username, cross_site=config.on_spaces, sso=sso)
+    # Only the listed origins get CORS headers (none by default); with a CORSMiddleware of its own
+    # on the parent app, Gradio does not echo every Origin.
+    app.add_middleware(CORSMiddleware, allow_origins=list(config.allowed_origins), allow_credentials=True,
+                       allow_methods=["*"], allow_headers=["*"])
+    add_login_routes(app, service, cookies, current_session, cross_site=config.on_spaces, sso=sso)
     if sso:
         from governance.auth_oidc import add_oidc_routes
+    set_server_environment(config.home)
 
         def sign_in(subject_id: str, username: str, display_name: str):
             identity = service.sso_identity(subject_id, username, display_name)
             response = RedirectResponse("/", status_code=303)
-            set_session_cookie(response, cookies, identity.username, config.on_spaces)
+            set_session_cookie(response, cookies, identity.username, config.on_spaces,
+                               version=service.accounts.session_version(identity.username) or 0)
             return response
 
         add_oidc_routes(app, config, secret, sign_in)
     blocks = build_blocks(service, identity_reader(service))
-    return gr.mount_gradio_app(app, blocks, path="/", auth_dependency=current_username, css=CSS,
-                               footer_links=[], ssr_mode=False)
+    app = gr.mount_gradio_app(app, blocks, path="/", auth_dependency=current_username, css=CSS,
+                              footer_links=[], ssr_mode=False, show_error=False,
+                              max_file_size=int(config.max_upload_mb * 1024 * 1024))
+    app.add_middleware(refuse_foreign_paths)
+    add_http_protections(app, config, current_username)  # outermost: runs first
+    return app

@@ -2,6 +2,10 @@
 
 These are plain FastAPI routes registered before gradio is mounted at "/", so they answer even
 though the gradio app refuses every request without a valid session cookie.
+
+Logout is a POST (the header's "Log out" button; `GET /logout` shows a one-button form): it ends
+every session of the account on the server (`AccountStore.end_sessions`), so a copied cookie
+stops working too. Cross-site posts are refused by `ui.http_security` before they get here.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from governance.accounts import LoginRefused
 from ui.render import esc
-from ui.session import COOKIE_NAME, MAX_AGE_S, SessionCookies
+from ui.session import COOKIE_NAME, Session, SessionCookies
 
 _PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -46,21 +50,44 @@ def login_page(error: str = "", username: str = "", sso: bool = False) -> str:
     )
 
 
-def set_session_cookie(response: Response, cookies: SessionCookies, username: str, cross_site: bool) -> None:
+_LOGOUT_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Warrant - log out</title></head>
+<body style="font-family: system-ui, sans-serif; display:flex; justify-content:center; padding-top:10vh;">
+<form method="post" action="/logout"><button type="submit" id="logout-button">Log out</button></form>
+</body></html>"""
+
+
+def set_session_cookie(response: Response, cookies: SessionCookies, username: str, cross_site: bool,
+                       version: int = 0, token: str | None = None) -> None:
     """On Spaces the app runs in an iframe of another site: its cookie must be SameSite=None; Secure."""
-    response.set_cookie(COOKIE_NAME, cookies.issue(username), max_age=MAX_AGE_S, httponly=True, path="/",
-                        samesite="none" if cross_site else "lax", secure=cross_site)
+    response.set_cookie(COOKIE_NAME, token or cookies.issue(username, version), max_age=cookies.max_age_s,
+                        httponly=True, path="/", samesite="none" if cross_site else "lax", secure=cross_site)
 
 
-def add_login_routes(app: FastAPI, service, cookies: SessionCookies, current_username: Callable,
+def client_address(request: Request) -> str:
+    """The client's address as uvicorn reports it (X-Forwarded-For is honoured only from trusted proxies)."""
+    return request.client.host if request.client else ""
+
+
+def add_login_routes(app: FastAPI, service, cookies: SessionCookies, current_session: Callable,
                      cross_site: bool = False, sso: bool = False) -> None:
-    """/login (GET form, POST credentials), /logout, and a redirect from "/" to /login when needed."""
+    """/login (GET form, POST credentials), /logout (GET form, POST ends the sessions), a redirect
+    from "/" to /login when needed, and the renewal of an active session's cookie."""
+
+    def current_username(request: Request) -> str | None:
+        session = current_session(request)
+        return session.username if session else None
 
     @app.middleware("http")
     async def redirect_to_login(request: Request, call_next):
-        if request.method == "GET" and request.url.path in ("/", "") and current_username(request) is None:
+        session: Session | None = current_session(request)
+        if request.method == "GET" and request.url.path in ("/", "") and session is None:
             return RedirectResponse("/login", status_code=303)
-        return await call_next(request)
+        response = await call_next(request)
+        renewed = cookies.renewed(session) if session is not None and request.url.path != "/logout" else None
+        if renewed and COOKIE_NAME not in response.headers.get("set-cookie", ""):
+            set_session_cookie(response, cookies, session.username, cross_site, token=renewed)
+        return response
 
     @app.get("/login", response_class=HTMLResponse)
     def login_form(request: Request):
@@ -69,18 +96,28 @@ def add_login_routes(app: FastAPI, service, cookies: SessionCookies, current_use
         return HTMLResponse(login_page(sso=sso))
 
     @app.post("/login")
-    def login_submit(username: str = Form(""), password: str = Form("")):
+    def login_submit(request: Request, username: str = Form(""), password: str = Form("")):
         # A sync route runs in the thread pool, so the failure delay does not block other users.
         try:
-            identity = service.login(username, password)
+            identity = service.login(username, password, address=client_address(request))
         except LoginRefused as exc:
             return HTMLResponse(login_page(str(exc), username[:64], sso), status_code=401)
         response = RedirectResponse("/", status_code=303)
-        set_session_cookie(response, cookies, identity.username, cross_site)
+        set_session_cookie(response, cookies, identity.username, cross_site,
+                           version=service.accounts.session_version(identity.username) or 0)
         return response
 
     @app.get("/logout")
-    def logout():
+    def logout_form(request: Request):
+        if current_session(request) is None:
+            return RedirectResponse("/login", status_code=303)
+        return HTMLResponse(_LOGOUT_PAGE)
+
+    @app.post("/logout")
+    def logout(request: Request):
+        session = current_session(request)
+        if session is not None:
+            service.logout(session.username)
         response = RedirectResponse("/login", status_code=303)
         response.delete_cookie(COOKIE_NAME, path="/", samesite="none" if cross_site else "lax",
                                secure=cross_site, httponly=True)

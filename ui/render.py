@@ -23,6 +23,7 @@ CSS = """
 .warrant-meter-fill {height:12px; border-radius:6px;}
 .warrant-meter-tau {position:absolute; top:-3px; width:2px; height:18px; background:#24292f;}
 .warrant-muted {color:#57606a; font-size:0.9em;}
+.warrant-removed summary {cursor:pointer; color:#57606a;}
 """
 
 _LABELS = {
@@ -36,6 +37,12 @@ _LABELS = {
 
 def esc(text: object) -> str:
     return html.escape(str(text if text is not None else ""), quote=True)
+
+
+def md_text(text: object) -> str:
+    """User-written text placed in Markdown, shown as text: HTML escaped and every Markdown
+    punctuation mark backslash-escaped, so no link, image or emphasis comes out of it."""
+    return _MD_SPECIAL.sub(r"\\\1", html.escape(str(text if text is not None else ""), quote=True))
 
 
 def _md_text(text: str) -> str:
@@ -58,7 +65,34 @@ def answer_bubble(answer: dict, notes: list[str] | None = None) -> str:
     parts.append(_md_text(answer.get("text", "")))
     if notes:
         parts.append("_" + _md_text(" ".join(notes)) + "_")
+    notice = (answer.get("generation") or {}).get("notice")
+    if notice:
+        parts.append("_" + _md_text(notice) + "_")
     return "\n\n".join(parts)
+
+
+def streaming_bubble(text: str) -> str:
+    """An LLM answer while it is being written: marked as not yet checked; the verified answer
+    replaces it when it completes."""
+    return "_Writing… each sentence is checked against its source when this completes._\n\n" + _md_text(text)
+
+
+def generation_html(answer: dict) -> str:
+    """Who wrote the answer and, collapsed, each generated sentence removed and why."""
+    generation = answer.get("generation") or {}
+    if not generation:
+        return ""
+    if generation.get("mode") == "generated":
+        line = f"Written by the language model ({esc(generation.get('model'))}); every sentence checked against its source."
+    else:
+        line = "Taken directly from the policy text (the language model's answer was not used)."
+    removed = generation.get("removed") or []
+    details = ""
+    if removed:
+        items = "".join(f"<li>“{esc(r.get('sentence'))}” — {esc(r.get('reason'))}</li>" for r in removed)
+        details = (f"<details class='warrant-removed'><summary>{len(removed)} generated sentence(s) removed"
+                   f"</summary><ul>{items}</ul></details>")
+    return f"<div class='warrant-generation warrant-muted'>{line}{details}</div>"
 
 
 def sources_html(answer: dict | None) -> str:
@@ -74,7 +108,8 @@ def sources_html(answer: dict | None) -> str:
                 f"<div class='warrant-card warrant-source'><h4>[{esc(c.get('n'))}] {esc(c.get('title'))}</h4>"
                 f"<div class='warrant-muted'>{esc(c.get('section'))}{version}</div>"
                 f"<div class='warrant-quote'>“{esc(c.get('quote'))}”</div></div>")
-        return "<div class='warrant-sources'><h3>Sources</h3>" + "".join(cards) + "</div>"
+        return ("<div class='warrant-sources'><h3>Sources</h3>" + "".join(cards) + generation_html(answer)
+                + "</div>")
     if decision in ("abstain", "clarify"):
         css = "warrant-abstain" if decision == "abstain" else "warrant-clarify"
         searched = answer.get("rewritten_query") or answer.get("query") or ""

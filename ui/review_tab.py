@@ -8,15 +8,15 @@ people (PermissionDenied, ValueError) become a plain message, never a stack trac
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Callable
 
 import gradio as gr
 
 from governance.identity import Identity, PermissionDenied
 from governance.tickets import STATUSES, Ticket
-from ui.render import esc
+from ui.render import md_text as esc
 from ui.service import WarrantService
+from ui.uploads import uploaded_path
 
 _QUEUE_HEADERS = ["ticket", "status", "trust", "reporter", "filed", "claim"]
 _MINE_HEADERS = ["ticket", "status", "filed", "claim", "decision reason"]
@@ -30,7 +30,11 @@ def queue_rows(tickets: list[Ticket]) -> list[list]:
 
 
 def ticket_markdown(ticket: Ticket) -> str:
-    """A ticket for a reviewer: claim, proof, trust reasons, contradictions as pairs of spans."""
+    """A ticket for a reviewer: claim, proof, trust reasons, contradictions as pairs of spans.
+
+    Every user-written string is shown as text (`md_text`): a Markdown image or link in a claim
+    must not make the reviewer's browser fetch anything.
+    """
     lines = [f"### {esc(ticket.ticket_id)} · {esc(ticket.status)}",
              f"**Claim** (by {esc(ticket.reporter_name)}, {esc(ticket.reporter_role)}, {esc(ticket.created_at)}): "
              f"{esc(ticket.claim)}"]
@@ -80,6 +84,8 @@ def build_review_tab(service: WarrantService, identity_of: Callable[[gr.Request]
         proposed = gr.Textbox(label="Proposed replacement (editable)", lines=8, elem_id="warrant-replacement")
     save = gr.Button("Save replacement text", size="sm")
     reason = gr.Textbox(label="Reason for the decision (required)", elem_id="warrant-reason")
+    gr.Markdown("A claim is decided by a reviewer or admin other than the person who filed it.",
+                elem_classes=["warrant-muted"])
     with gr.Row():
         approve = gr.Button("Approve", variant="primary", elem_id="warrant-approve")
         reject = gr.Button("Reject", variant="stop", elem_id="warrant-reject")
@@ -190,6 +196,13 @@ def build_audit_panel(service: WarrantService, identity_of: Callable[[gr.Request
     verify.click(verify_chain, None, [result], api_name="audit_verify")
 
 
+def _discard_upload(upload: str) -> None:
+    try:
+        uploaded_path(upload).unlink(missing_ok=True)
+    except (ValueError, OSError):
+        pass
+
+
 def mine_rows(tickets: list[Ticket]) -> list[list]:
     return [[t.ticket_id, t.status, t.created_at, t.claim, t.decision_reason] for t in tickets]
 
@@ -215,11 +228,15 @@ def build_my_claims(service: WarrantService, identity_of: Callable[[gr.Request],
     def file_claim(text: str, pasted: str, upload: str | None, request: gr.Request):
         try:
             identity = identity_of(request)
+            path = uploaded_path(upload) if upload else None
             ticket = gov.file_ticket(identity, text, proof_text=pasted or "",
-                                     proof_file=upload or None, proof_name=Path(upload).name if upload else "")
+                                     proof_file=path, proof_name=path.name if path else "")
             return f"Filed as {ticket.ticket_id} (trust {ticket.trust['score']:.2f}).", _mine(identity), "", "", None
         except (PermissionDenied, ValueError) as exc:
             return str(exc), gr.update(), gr.update(), gr.update(), gr.update()
+        finally:
+            if upload:  # a kept proof is copied under <home>/proofs; Gradio's copy is not needed
+                _discard_upload(upload)
 
     def show(request: gr.Request):
         try:

@@ -6,8 +6,6 @@ here. Every method that acts for a user takes that `Identity` and checks its rol
 
 from __future__ import annotations
 
-import json
-import os
 import re
 from dataclasses import dataclass, field
 from typing import Callable
@@ -22,7 +20,9 @@ from memory.service import MemoryService, user_key
 from pipeline.config import Config
 from pipeline.engine import AnswerEngine
 from pipeline.freshness import MISSING, file_stamp
+from pipeline.keys import audit_key
 from pipeline.records import Answer
+from pipeline.storage import JSONDocument, check_file, tighten_permissions
 
 MAX_MESSAGE_CHARS = 2000
 _GREETING = re.compile(r"^\s*(hi|hello|hey|good (morning|afternoon|evening)|thanks|thank you)\b"
@@ -40,8 +40,11 @@ class WarrantService:
     def __init__(self, config: Config, embed_model=None, progress: Callable | None = None) -> None:
         self.config = config
         config.home.mkdir(parents=True, exist_ok=True)
+        tighten_permissions(config.home)  # 0700 folders, owner-only files, also for older state
+        self.damaged = [d for d in (check_file(config.home / name) for name in
+                                    ("accounts.json", "tickets.json", "settings.json")) if d]
         self.engine = AnswerEngine(config, embed_model=embed_model)
-        self.audit = AuditLog(config.audit_path)
+        self.audit = AuditLog(config.audit_path, key=audit_key(config))
         # Several processes may start together on one new index (a Chroma server): one ingests,
         # the others wait for it and then find the chunks there.
         with FileLock(str(config.home / "first_ingest.lock")):
@@ -55,8 +58,11 @@ class WarrantService:
         self._settings_stamp = MISSING
         self.follow_other_processes()
 
-    def chat(self, identity: Identity, text: str, session_id: str | None = None) -> TurnResult:
-        """One chat turn for the authenticated `identity`; persists it in that user's history."""
+    def chat(self, identity: Identity, text: str, session_id: str | None = None,
+             on_token: Callable[[str], None] | None = None) -> TurnResult:
+        """One chat turn for the authenticated `identity`; persists it in that user's history.
+        `on_token(text so far)` streams an LLM-written answer before it is verified (see
+        pipeline/generate.py); the returned answer is the verified one."""
         require(identity, "chat")
         self.follow_other_processes()
         text = (text or "").strip()
@@ -81,7 +87,7 @@ class WarrantService:
         else:
             rewritten = self.memory.rewrite(identity, session_id, text)
             answer = self.engine.ask(text, self.memory.style(identity), rewritten=rewritten,
-                                     actor=user_key(identity), session=session_id)
+                                     actor=user_key(identity), session=session_id, on_token=on_token)
             answer = self.governance.on_chat_turn(identity, text, answer)
         self.memory.record_turn(identity, session_id, text, answer)
         return TurnResult(answer, session_id, notes)
@@ -91,9 +97,16 @@ class WarrantService:
         """First start: create student/reviewer/admin; returns passwords generated now (print once)."""
         return ensure_demo_accounts(self.accounts, self.config.home, self.config.demo_password)
 
-    def login(self, username: str, password: str) -> Identity:
-        """The Identity for these credentials; raises LoginRefused (wrong, or throttled) otherwise."""
-        return self.accounts.authenticate(username, password).identity()
+    def login(self, username: str, password: str, address: str = "") -> Identity:
+        """The Identity for these credentials; raises LoginRefused (wrong, or throttled) otherwise.
+
+        `address` is the client's address, for the per-address throttle."""
+        return self.accounts.authenticate(username, password, address=address).identity()
+
+    def logout(self, username: str) -> None:
+        """End every session of this account on the server (copied cookies stop working too)."""
+        if self.accounts.get(username) is not None:
+            self.accounts.end_sessions(username)
 
     def identity_for(self, username: str) -> Identity | None:
         """The Identity of an authenticated username with its current role (None if it is gone)."""
@@ -146,6 +159,14 @@ class WarrantService:
         self.audit.append("tau_change", identity.username, old=old, new=self.engine.tau)
         return f"τ changed from {old:.2f} to {self.engine.tau:.2f}."
 
+    def answer_backend(self, identity: Identity) -> dict:
+        """Admins: which backend writes answers (extractive, or the configured LLM) and its last error."""
+        require(identity, "set_tau")
+        from pipeline.llm import EXTRACTIVE_STATUS
+
+        generator = self.engine.generator
+        return (generator.backend.status() if generator is not None else EXTRACTIVE_STATUS).to_dict()
+
     def latest_session(self, identity: Identity) -> tuple[str, list[dict]]:
         """The caller's most recent conversation (id, turns), or a fresh id with no turns."""
         sessions = self.memory.sessions(identity)
@@ -171,19 +192,9 @@ class WarrantService:
         return self.config.home / "settings.json"
 
     def _load_settings(self) -> None:
-        try:
-            settings = json.loads(self.settings_path.read_text(encoding="utf-8"))
-        except (FileNotFoundError, ValueError):
-            return
+        settings = JSONDocument(self.settings_path).read()
         if isinstance(settings.get("tau"), (int, float)):
             self.engine.tau = float(settings["tau"])
 
     def _save_settings(self, changes: dict) -> None:
-        try:
-            settings = json.loads(self.settings_path.read_text(encoding="utf-8"))
-        except (FileNotFoundError, ValueError):
-            settings = {}
-        settings.update(changes)
-        tmp = self.settings_path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(settings, indent=1), encoding="utf-8")
-        os.replace(tmp, self.settings_path)
+        JSONDocument(self.settings_path).update(changes)

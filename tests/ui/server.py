@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import atexit
 import json
+import os
 import shutil
 import socket
 import subprocess
@@ -24,6 +25,9 @@ from scenarios.bench_http import stop_process
 from tests.conftest import REPO, subprocess_env
 
 DEMO_PASSWORD = "demo-pass-for-tests-123"
+_STATE_OF_A_RUN = shutil.ignore_patterns("users", "accounts.json", ".accounts.json.bak", "audit.jsonl*",
+                                         "secret.key", "query_log.jsonl", "tickets.json", ".tickets.json.bak",
+                                         "uploads", "proofs", "*.lock", "demo_passwords.txt")
 _TEMPLATE: dict[str, Path] = {}
 
 
@@ -38,8 +42,11 @@ def running_app(timeout_s: float = 300.0) -> Iterator[tuple[str, Path]]:
     """Yield (base URL, state directory) of a fresh app on a free port; stop it and clean up after."""
     root = Path(tempfile.mkdtemp(prefix="warrant-app-"))
     home = root / "home"
+    prebuilt = os.environ.get("WARRANT_TEST_HOME_TEMPLATE", "")  # an index built beforehand, to save the ingest
+    if "home" not in _TEMPLATE and prebuilt and Path(prebuilt, "chroma").is_dir():
+        _TEMPLATE["home"] = Path(prebuilt)
     if "home" in _TEMPLATE:
-        shutil.copytree(_TEMPLATE["home"], home)
+        shutil.copytree(_TEMPLATE["home"], home, ignore=_STATE_OF_A_RUN)
     port = free_port()
     env = subprocess_env(home)
     env.update(PORT=str(port), WARRANT_DEMO_PASSWORD=DEMO_PASSWORD, WARRANT_HOST="127.0.0.1")
@@ -63,8 +70,7 @@ def running_app(timeout_s: float = 300.0) -> Iterator[tuple[str, Path]]:
             time.sleep(1)
         if "home" not in _TEMPLATE:
             template = Path(tempfile.mkdtemp(prefix="warrant-template-")) / "home"
-            shutil.copytree(home, template, ignore=shutil.ignore_patterns("users", "accounts.json", "audit.jsonl",
-                                                                          "secret.key", "query_log.jsonl"))
+            shutil.copytree(home, template, ignore=_STATE_OF_A_RUN)
             _TEMPLATE["home"] = template
             atexit.register(shutil.rmtree, template.parent, True)
         yield base, home

@@ -74,12 +74,37 @@ def test_reviewer_approves_and_reporter_sees_the_reason(app):
     assert fn["audit_log"](_as("rev"))[1][0][2] == "ticket_implemented"
 
 
-def test_bad_upload_is_refused_with_a_clear_message(app, tmp_path):
+def test_bad_upload_is_refused_with_a_clear_message(app, tmp_path, monkeypatch):
     _, fn = app
-    fake = tmp_path / "circular.pdf"
+    monkeypatch.setenv("GRADIO_TEMP_DIR", str(tmp_path / "uploads"))
+    fake = tmp_path / "uploads" / "abc123" / "circular.pdf"
+    fake.parent.mkdir(parents=True)
     fake.write_bytes(b"MZ\x90\x00 not a pdf")
     note = fn["file_claim"](CLAIM, "", str(fake), _as("stu"))[0]
     assert "not a .pdf file" in note
+    assert not fake.exists()  # the upload is not kept in Gradio's folder
+
+
+def test_a_file_outside_the_upload_folder_is_refused(app, tmp_path, monkeypatch):
+    """Issue 15, finding 1: a handler never reads a server path a client names."""
+    service, fn = app
+    monkeypatch.setenv("GRADIO_TEMP_DIR", str(tmp_path / "uploads"))
+    secret = tmp_path / "secret.txt"
+    secret.write_text("the admin password is hunter2", encoding="utf-8")
+    note = fn["file_claim"](CLAIM, "", str(secret), _as("stu"))[0]
+    assert "not uploaded here" in note and secret.exists()
+    assert all("hunter2" not in (t.proof_file or {}).get("text", "") for t in service.governance.tickets.list())
+
+
+def test_a_markdown_image_in_a_claim_is_shown_as_text(app):
+    """Issue 15, finding 8: the reviewer's browser fetches nothing a claimant wrote."""
+    from markdown_it import MarkdownIt
+
+    service, _ = app
+    ticket = service.governance.file_ticket(USERS["stu"], CLAIM + " ![x](https://evil.example/pixel.png)",
+                                            proof_text="[click](https://evil.example) <img src=https://evil.example/a>")
+    rendered = MarkdownIt().render(ticket_markdown(ticket))
+    assert "<img" not in rendered and "<a " not in rendered and "evil.example" in rendered
 
 
 def test_ticket_markdown_escapes_user_text(app):

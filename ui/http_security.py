@@ -1,0 +1,102 @@
+"""HTTP-level protections for the served app: same-origin requests only, security headers, and
+login for the API description.
+
+- **Cross-origin refusal.** On Spaces the session cookie must be `SameSite=None` (the app runs in
+  an iframe of another site), so any site could send it; and Gradio echoes any `Origin` with
+  credentials allowed. Every request that carries an `Origin` (or, for a state-changing method, a
+  `Referer`) from anywhere but the app itself or `WARRANT_ALLOWED_ORIGINS` is refused with 403
+  before Gradio or the login routes see it. Browsers always send `Origin` on cross-origin fetches
+  and form posts; clients that send neither (curl, scripts) are not browsers riding on a victim's
+  cookie.
+- **Security headers** on every response: a Content-Security-Policy (no remote images, scripts,
+  frames or form targets; `frame-ancestors` the app itself, plus huggingface.co on Spaces, or
+  `WARRANT_FRAME_ANCESTORS`), `X-Frame-Options` off Spaces, `X-Content-Type-Options: nosniff`,
+  `Referrer-Policy: same-origin`.
+- **The API description** (`/openapi.json`, `/docs`, `/redoc`, Gradio's `/gradio_api/info`
+  is already behind the login) answers 401 without a session.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+from urllib.parse import urlsplit
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+
+_SAFE_METHODS = {"GET", "HEAD"}
+_DOC_SUFFIXES = ("/openapi.json", "/docs", "/redoc", "/docs/oauth2-redirect")
+SPACES_FRAME_ANCESTORS = "'self' https://huggingface.co https://*.huggingface.co https://*.hf.space"
+
+
+def _origin_of(url: str) -> str:
+    parts = urlsplit(url)
+    if not parts.scheme or not parts.netloc:
+        return ""
+    return f"{parts.scheme.lower()}://{parts.netloc.lower()}"
+
+
+def is_same_origin(source: str, request: Request, allowed: tuple[str, ...]) -> bool:
+    """True when `source` (an Origin or Referer) is this app's own origin or an allowed one."""
+    origin = _origin_of(source)
+    if not origin:
+        return False
+    if origin in {_origin_of(a) for a in allowed}:
+        return True
+    host = (request.headers.get("host") or "").lower()
+    # The host the browser addressed must be the one the page came from; the scheme may differ
+    # behind a TLS-terminating proxy, so only the host and port are compared.
+    return bool(host) and urlsplit(origin).netloc == host
+
+
+def cross_origin_refusal(request: Request, allowed: tuple[str, ...]) -> str:
+    """Why this request must be refused as cross-origin, or "" when it may go on."""
+    origin = request.headers.get("origin")
+    if origin is not None:
+        return "" if is_same_origin(origin, request, allowed) else f"origin {origin[:100]!r} is not this app"
+    if request.method not in _SAFE_METHODS:
+        referer = request.headers.get("referer")
+        if referer and not is_same_origin(referer, request, allowed):
+            return "the request came from another site"
+    return ""
+
+
+def content_security_policy(frame_ancestors: str) -> str:
+    return "; ".join([
+        "default-src 'self'",
+        "script-src 'self' 'unsafe-inline'",  # Gradio's page bootstraps with inline scripts
+        "style-src 'self' 'unsafe-inline'",
+        "img-src 'self' data: blob:",  # no remote images: nothing a user writes makes a browser fetch
+        "font-src 'self' data:",
+        "connect-src 'self'",
+        "media-src 'self' blob:",
+        "worker-src 'self' blob:",
+        "object-src 'none'",
+        "base-uri 'self'",
+        "form-action 'self'",
+        f"frame-ancestors {frame_ancestors}",
+    ])
+
+
+def add_http_protections(app: FastAPI, config, current_username: Callable) -> None:
+    """Install the origin check, the headers and the login for API docs on `app` (outermost)."""
+    allowed = tuple(config.allowed_origins)
+    ancestors = config.frame_ancestors or (SPACES_FRAME_ANCESTORS if config.on_spaces else "'self'")
+    csp = content_security_policy(ancestors)
+    headers = {"Content-Security-Policy": csp, "X-Content-Type-Options": "nosniff",
+               "Referrer-Policy": "same-origin", "Cross-Origin-Opener-Policy": "same-origin-allow-popups"}
+    if not config.on_spaces and not config.frame_ancestors:
+        headers["X-Frame-Options"] = "SAMEORIGIN"
+
+    @app.middleware("http")
+    async def protect(request: Request, call_next):
+        refusal = cross_origin_refusal(request, allowed)
+        if refusal:
+            response = JSONResponse({"error": f"Refused: {refusal}."}, status_code=403)
+        elif request.url.path.endswith(_DOC_SUFFIXES) and current_username(request) is None:
+            response = JSONResponse({"error": "Not authenticated."}, status_code=401)
+        else:
+            response = await call_next(request)
+        for name, value in headers.items():
+            response.headers.setdefault(name, value)
+        return response
