@@ -14,14 +14,16 @@ import tempfile
 import time
 from pathlib import Path
 
-from pipeline.config import load_config, set_offline_environment
+from pipeline.config import Config, load_config, set_offline_environment
 
 REPORTS_DIR = Path(__file__).resolve().parent / "reports"
 
 
 def run(home: Path, out: Path, only: list[str] | None = None, loo: bool = True, loo_limit: int | None = None,
-        embed_model=None, quiet: bool = False) -> dict:
-    """The whole benchmark on state directory `home`; returns the report dict (also written to `out`)."""
+        embed_model=None, quiet: bool = False, config: Config | None = None) -> dict:
+    """The whole benchmark on state directory `home`; returns the report dict (also written to `out`).
+    `config`: settings to run with (default: the environment's), e.g. an LLM endpoint for the
+    generative mode (scenarios/generative.py)."""
     from pipeline.engine import AnswerEngine
     from scenarios.loo import leave_one_out, load_answerable
     from scenarios.metrics import compute
@@ -37,7 +39,7 @@ def run(home: Path, out: Path, only: list[str] | None = None, loo: bool = True, 
     sessions = load_sessions(only=only)
     if not sessions:
         raise ValueError(f"no scenario matches {only}")
-    config = load_config().with_home(home)
+    config = (config or load_config()).with_home(home)
     started = time.perf_counter()
     service = WarrantService(config, embed_model=embed_model)
     say(f"index ready in {time.perf_counter() - started:.1f}s; running {len(sessions)} sessions")

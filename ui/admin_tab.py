@@ -12,6 +12,7 @@ import gradio as gr
 from gradio.context import Context
 
 from governance.identity import ROLES, Identity, PermissionDenied
+from ui.render import esc
 from ui.service import WarrantService
 from ui.review_tab import build_audit_panel
 
@@ -82,6 +83,41 @@ def build_admin_tab(service: WarrantService, identity_of: Callable[[gr.Request],
     if isinstance(Context.root_block, gr.Blocks):
         Context.root_block.load(on_load, None, outputs, api_name=False)
 
+    build_backend_panel(service, identity_of)
+
     with gr.Group():
         gr.Markdown("### Audit log")
         build_audit_panel(service, identity_of)
+
+
+def backend_html(status: dict) -> str:
+    """The answer backend as admins see it: extractive, or the LLM endpoint with its last error."""
+    if not status:
+        return ""
+    if status.get("backend") == "extractive":
+        return ("<div><b>Active backend: extractive</b> (WARRANT_LLM_BASE_URL and WARRANT_LLM_MODEL are not "
+                "set): answers are the policies' own sentences, cited.</div>")
+    error = (f"{esc(status.get('last_error'))} ({esc(status.get('last_error_at'))})"
+             if status.get("last_error") else "none")
+    return (f"<div><b>Active backend: OpenAI-compatible LLM</b> <code>{esc(status.get('model'))}</code> at "
+            f"<code>{esc(status.get('base_url'))}</code>; every sentence it writes is checked against its "
+            f"citation.</div><div>Calls: {esc(status.get('calls', 0))} · fell back to extractive: "
+            f"{esc(status.get('fallbacks', 0))} · last success: {esc(status.get('last_ok_at') or 'none yet')}</div>"
+            f"<div>Last error: <span id='warrant-backend-error'>{error}</span></div>")
+
+
+def build_backend_panel(service: WarrantService, identity_of: Callable[[gr.Request], Identity]) -> None:
+    with gr.Group():
+        gr.Markdown("### Answer backend")
+        shown = gr.HTML("", elem_id="warrant-backend-status")
+        refresh = gr.Button("Refresh backend status", size="sm")
+
+    def current(request: gr.Request) -> str:
+        try:
+            return backend_html(service.answer_backend(identity_of(request)))
+        except (PermissionDenied, ValueError):
+            return ""
+
+    refresh.click(current, None, shown, api_name="answer_backend")
+    if isinstance(Context.root_block, gr.Blocks):
+        Context.root_block.load(current, None, shown, api_name=False)

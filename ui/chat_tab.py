@@ -8,17 +8,52 @@ service looks that id up inside the caller's own file, so a forged id finds noth
 from __future__ import annotations
 
 import logging
-from typing import Callable
+import queue
+import threading
+import time
+from typing import Callable, Iterator
 
 import gradio as gr
 from gradio.context import Context
 
 from governance.identity import Identity, PermissionDenied
-from ui.render import answer_bubble, history_messages, sources_html, support_html, user_bubble
+from ui.render import answer_bubble, history_messages, sources_html, streaming_bubble, support_html, user_bubble
 from ui.service import WarrantService
 
 _LOG = logging.getLogger("warrant.ui")
 _GENERIC_ERROR = "Something went wrong while answering; please try again. The error was logged."
+_DONE = object()
+STREAM_UPDATE_S = 0.1  # at most ten partial updates a second go to the browser
+
+
+def _turn_with_stream(run: Callable[[Callable[[str], None]], object]) -> Iterator[tuple[str, object]]:
+    """Run one chat turn in a worker thread; yield ("partial", text so far) while an LLM writes,
+    then ("result", TurnResult) or ("error", exception). Partial texts are coalesced."""
+    updates: queue.Queue = queue.Queue()
+    outcome: dict = {}
+
+    def work() -> None:
+        try:
+            outcome["result"] = run(updates.put)
+        except Exception as exc:  # handed to the Gradio handler, which decides what the user sees
+            outcome["error"] = exc
+        finally:
+            updates.put(_DONE)
+
+    threading.Thread(target=work, name="chat-turn", daemon=True).start()
+    while True:
+        item = updates.get()
+        if item is _DONE:
+            break
+        time.sleep(STREAM_UPDATE_S)
+        while not updates.empty():
+            latest = updates.get_nowait()
+            if latest is _DONE:
+                updates.put(_DONE)
+                break
+            item = latest
+        yield "partial", item
+    yield ("error", outcome["error"]) if "error" in outcome else ("result", outcome["result"])
 
 
 def build_chat_tab(service: WarrantService, identity_of: Callable[[gr.Request], Identity]) -> None:
@@ -37,23 +72,30 @@ def build_chat_tab(service: WarrantService, identity_of: Callable[[gr.Request], 
             sources = gr.HTML(sources_html(None), elem_id="warrant-sources")
 
     def ask(text: str, history: list, sid: str, request: gr.Request):
-        history = list(history or [])
+        """A generator: an LLM-written answer streams in as it is written (marked as unchecked),
+        and the verified answer replaces it at the end; an extractive answer comes in one step."""
+        asked = list(history or []) + [{"role": "user", "content": user_bubble(text)}]
+
+        def reply(content: str) -> tuple:
+            return asked + [{"role": "assistant", "content": content}], "", sid, gr.update(), gr.update()
+
         try:
             identity = identity_of(request)
-            result = service.chat(identity, text, sid or None)
-        except (PermissionDenied, ValueError) as exc:
-            history += [{"role": "user", "content": user_bubble(text)},
-                        {"role": "assistant", "content": user_bubble(str(exc))}]
-            return history, "", sid, gr.update(), gr.update()
-        except Exception:  # never a stack trace in the browser; the server log keeps it
-            _LOG.exception("chat turn failed")
-            history += [{"role": "user", "content": user_bubble(text)},
-                        {"role": "assistant", "content": _GENERIC_ERROR}]
-            return history, "", sid, gr.update(), gr.update()
-        answer = result.answer.to_dict()
-        history += [{"role": "user", "content": user_bubble(text)},
-                    {"role": "assistant", "content": answer_bubble(answer, result.notes)}]
-        return history, "", result.session_id, support_html(answer), sources_html(answer)
+        except PermissionDenied as exc:
+            yield reply(user_bubble(str(exc)))
+            return
+        for kind, value in _turn_with_stream(lambda on_token: service.chat(identity, text, sid or None, on_token)):
+            if kind == "partial":
+                yield reply(streaming_bubble(value))
+            elif kind == "error" and isinstance(value, (PermissionDenied, ValueError)):
+                yield reply(user_bubble(str(value)))
+            elif kind == "error":  # never a stack trace in the browser; the server log keeps it
+                _LOG.error("chat turn failed", exc_info=value)
+                yield reply(_GENERIC_ERROR)
+            else:
+                answer = value.answer.to_dict()
+                yield (asked + [{"role": "assistant", "content": answer_bubble(answer, value.notes)}], "",
+                       value.session_id, support_html(answer), sources_html(answer))
 
     def start_new(request: gr.Request):
         try:

@@ -1,0 +1,179 @@
+"""`python -m scenarios.generative`: the scenarios and the golden split in generative mode.
+
+An LLM endpoint is a paid, networked service, so the run uses the scripted fake OpenAI-compatible
+server from the tests (tests/fake_llm.py, the real protocol with streaming): it answers from the
+prompt's own evidence and, by a hash of each question, adds one scripted fault (a fabricated
+sentence carrying a citation, a wrong number, or a sentence without a citation) to three answers
+in four. The report says how many of those faults reached a user (the acceptance is 0), the
+scenario metrics in generative mode (hallucination rate, grounded fidelity, …), and the cost per
+answer over extractive: the same golden questions asked on one index with and without the writer.
+
+Writes scenarios/reports/generative/{latest.json,latest.md,turns.jsonl,…} (the scenario runner's
+report of the generative run) and scenarios/reports/generative.json / generative.md (this summary).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from pipeline.config import REPO_ROOT, load_config, set_offline_environment
+
+REPORTS = Path(__file__).resolve().parent / "reports"
+
+
+def _pct(values: list[float], q: float) -> float | None:
+    from scenarios.metrics import percentile
+
+    return percentile(values, q)
+
+
+def _faults_reaching_users(injected: list[dict], answers: list[str]) -> list[dict]:
+    """Injected faulty sentences (their words, markers stripped) found in any answer a user got."""
+    def words(text: str) -> str:
+        return " ".join(re.sub(r"\[\d+\]", " ", text).lower().split()).rstrip(".")
+
+    shown = [words(a) for a in answers]
+    return [f for f in injected if any(words(f["sentence"]) in a for a in shown)]
+
+
+def _memory_in_requests(requests: list[dict], sessions: list[dict]) -> list[str]:
+    """Facts users told the system (advisors, names) that appear in anything sent to the LLM."""
+    facts = set()
+    for session in sessions:
+        for turn in session.get("turns", []):
+            for value in (turn.get("expect", {}).get("remembers_fact") or {}).values():
+                facts.add(str(value))
+    sent = json.dumps(requests).lower()
+    return sorted(f for f in facts if f.lower() in sent)
+
+
+def latency(engine, items: list[dict]) -> dict:
+    """Each answerable golden question asked extractively and generatively on one index, in turn."""
+    writer = engine.generator
+    rows = []
+    for item in items:
+        engine.generator = None
+        extractive = engine.ask(item["question"], log=False)
+        engine.generator = writer
+        generative = engine.ask(item["question"], log=False)
+        if extractive.decision != "answer" or generative.generation is None:
+            continue
+        rows.append((extractive.timings_ms["total"], generative.timings_ms["total"],
+                     generative.timings_ms.get("generate", 0.0), generative.timings_ms.get("verify_generated", 0.0)))
+    engine.generator = writer
+    ext, gen, call, verify = (list(col) for col in zip(*rows)) if rows else ([], [], [], [])
+    added = [g - e for e, g in zip(ext, gen)]
+    return {"answers_timed": len(rows),
+            "extractive_ms_p50": _pct(ext, 50), "extractive_ms_p95": _pct(ext, 95),
+            "generative_ms_p50": _pct(gen, 50), "generative_ms_p95": _pct(gen, 95),
+            "added_ms_p50": _pct(added, 50), "added_ms_p95": _pct(added, 95),
+            "llm_call_ms_p50": _pct(call, 50), "llm_call_ms_p95": _pct(call, 95),
+            "verification_ms_p50": _pct(verify, 50), "verification_ms_p95": _pct(verify, 95)}
+
+
+def run(out: Path, only: list[str] | None, split: str) -> dict:
+    sys.path.insert(0, str(REPO_ROOT))
+    from pipeline.embedding import MiniLMEmbedding
+    from pipeline.eval import ANSWERABLE, build_engine, load_golden, score
+    from pipeline.generate import generation_summary
+    from scenarios.__main__ import run as run_scenarios
+    from scenarios.runner import load_sessions
+    from tests.fake_llm import EvidenceScript, FakeLLM
+
+    embed_model = MiniLMEmbedding()
+    script = EvidenceScript()
+    summary: dict = {}
+    with FakeLLM(script) as fake:
+        config = replace(load_config(), llm_base_url=fake.base_url, llm_model="fake-scripted", llm_timeout_s=20.0)
+        started = time.perf_counter()
+        with tempfile.TemporaryDirectory(prefix="warrant-generative-") as home:
+            report = run_scenarios(Path(home), out / "generative", only, loo=False, embed_model=embed_model,
+                                   config=config)
+        turns = [json.loads(line) for line in (out / "generative" / "turns.jsonl").read_text().splitlines()]
+        shown = [t["text"] for t in turns if t["side"] == "system" and t.get("text")]
+        scenario_injected = list(script.injected)
+        summary["scenarios"] = {
+            "sessions": report["sessions"], "turns": report["turns"],
+            "requests_to_llm": len(fake.requests),
+            "faults_injected": {k: sum(f["fault"] == k for f in scenario_injected)
+                                for k in ("fabricated", "wrong_number", "uncited")},
+            "faults_reaching_users": len(_faults_reaching_users(scenario_injected, shown)),
+            "memory_facts_sent_to_llm": _memory_in_requests(fake.requests, load_sessions(only=only)),
+            "metrics": report["metrics"], "baseline": report["baseline"],
+            "seconds": round(time.perf_counter() - started, 1)}
+        script.injected.clear()
+        items = load_golden(split)
+        with tempfile.TemporaryDirectory(prefix="warrant-generative-golden-") as home:
+            engine, _ = build_engine(config.docs_dir, Path(home), config=config, embed_model=embed_model)
+            answers = [engine.ask(item["question"], log=False) for item in items]
+            golden = score(items, answers, engine)
+            golden_injected = list(script.injected)
+            golden_shown = [a.text for a in answers if a.decision == "answer"]
+            summary["golden"] = {
+                "split": split, "metrics": golden, "generation": generation_summary(answers),
+                "faults_injected": len(golden_injected),
+                "faults_reaching_users": len(_faults_reaching_users(golden_injected, golden_shown))}
+            answerable = [i for i in items if i["type"] in ANSWERABLE]
+            summary["latency"] = latency(engine, answerable)
+    summary["note"] = ("Scripted fake server (tests/fake_llm.py) on loopback, no token delay: the LLM call "
+                       "time is the protocol round trip, so added latency is Warrant's own cost "
+                       "(prompt, client, streaming, parsing and verification), not a model's.")
+    return summary
+
+
+def write_markdown(summary: dict, path: Path) -> None:
+    s, g, lat = summary["scenarios"], summary["golden"], summary["latency"]
+    m, b = s["metrics"], s["baseline"]
+    lines = [
+        "# Generative mode against the scripted fake LLM",
+        "",
+        summary["note"],
+        "",
+        f"## Scenarios ({s['sessions']} sessions, {s['turns']} turns, {s['requests_to_llm']} requests to the LLM)",
+        "",
+        f"Scripted faults injected: {s['faults_injected']}; **reaching a user: {s['faults_reaching_users']}**. "
+        f"Memory facts found in what was sent to the LLM: {s['memory_facts_sent_to_llm'] or 'none'}.",
+        "",
+        "| metric | generative | standard-RAG baseline |",
+        "| --- | --- | --- |",
+    ]
+    lines += [f"| {k} | {v} | {b.get(k)} |" for k, v in m.items()]
+    lines += ["", f"## Golden `{g['split']}` in generative mode", "",
+              f"Faults injected: {g['faults_injected']}; reaching a user: {g['faults_reaching_users']}. "
+              f"Generation: `{json.dumps(g['generation'])}`", "",
+              "| metric | value |", "| --- | --- |"]
+    lines += [f"| {k} | {v} |" for k, v in g["metrics"].items()]
+    lines += ["", f"## Cost per answer ({lat['answers_timed']} answered golden questions, same index)", "",
+              "| ms | p50 | p95 |", "| --- | --- | --- |"]
+    for key, label in (("extractive_ms", "extractive answer"), ("generative_ms", "generative answer"),
+                       ("added_ms", "added over extractive"), ("llm_call_ms", "LLM call (fake, streamed)"),
+                       ("verification_ms", "verifying the generated sentences")):
+        lines.append(f"| {label} | {lat[key + '_p50']} | {lat[key + '_p95']} |")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m scenarios.generative", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", type=Path, default=REPORTS, help="report folder (default scenarios/reports)")
+    parser.add_argument("--only", nargs="+", metavar="NAME", help="run only these scenario sessions")
+    parser.add_argument("--golden", choices=["dev", "test"], default="test", help="golden split (default test)")
+    args = parser.parse_args(argv)
+    set_offline_environment()
+    summary = run(args.out, args.only, args.golden)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "generative.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    write_markdown(summary, args.out / "generative.md")
+    print((args.out / "generative.md").read_text(encoding="utf-8"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
