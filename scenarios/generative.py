@@ -37,7 +37,7 @@ def _pct(values: list[float], q: float) -> float | None:
 def _faults_reaching_users(injected: list[dict], answers: list[str]) -> list[dict]:
     """Injected faulty sentences (their words, markers stripped) found in any answer a user got."""
     def words(text: str) -> str:
-        return " ".join(re.sub(r"\[\d+\]", " ", text).lower().split()).rstrip(".")
+        return " ".join(re.findall(r"[a-z0-9]+", re.sub(r"\[\d+\]", " ", text).lower()))
 
     shown = [words(a) for a in answers]
     return [f for f in injected if any(words(f["sentence"]) in a for a in shown)]
@@ -104,6 +104,7 @@ def run(out: Path, only: list[str] | None, split: str) -> dict:
             "requests_to_llm": len(fake.requests),
             "faults_injected": {k: sum(f["fault"] == k for f in scenario_injected)
                                 for k in ("fabricated", "wrong_number", "uncited")},
+            "faults_injected_list": scenario_injected,
             "faults_reaching_users": len(_faults_reaching_users(scenario_injected, shown)),
             "memory_facts_sent_to_llm": _memory_in_requests(fake.requests, load_sessions(only=only)),
             "metrics": report["metrics"], "baseline": report["baseline"],

@@ -38,8 +38,9 @@ def free_port() -> int:
 
 
 @contextmanager
-def running_app(timeout_s: float = 300.0) -> Iterator[tuple[str, Path]]:
-    """Yield (base URL, state directory) of a fresh app on a free port; stop it and clean up after."""
+def running_app(timeout_s: float = 300.0, extra_env: dict[str, str] | None = None) -> Iterator[tuple[str, Path]]:
+    """Yield (base URL, state directory) of a fresh app on a free port; stop it and clean up after.
+    `extra_env`: more settings for the app (e.g. WARRANT_LLM_* pointing at a fake server)."""
     root = Path(tempfile.mkdtemp(prefix="warrant-app-"))
     home = root / "home"
     prebuilt = os.environ.get("WARRANT_TEST_HOME_TEMPLATE", "")  # an index built beforehand, to save the ingest
@@ -51,6 +52,7 @@ def running_app(timeout_s: float = 300.0) -> Iterator[tuple[str, Path]]:
     env = subprocess_env(home)
     env.update(PORT=str(port), WARRANT_DEMO_PASSWORD=DEMO_PASSWORD, WARRANT_HOST="127.0.0.1")
     env.pop("GRADIO_SERVER_PORT", None)
+    env.update(extra_env or {})
     log = open(root / "app.log", "w")
     proc = subprocess.Popen([sys.executable, str(REPO / "app.py")], cwd=REPO, env=env, stdout=log,
                             stderr=subprocess.STDOUT)
