@@ -21,6 +21,8 @@ from governance.identity import Identity, PermissionDenied
 from pipeline.config import set_server_environment
 from ui.admin_tab import build_admin_tab
 from ui.chat_tab import build_chat_tab
+from ui.documents_tab import build_documents_tab
+from ui.insights_tab import build_insights_tab
 from ui.http_security import add_http_protections
 from ui.login import add_login_routes, set_session_cookie
 from ui.memory_tab import build_memory_tab
@@ -44,19 +46,25 @@ def build_blocks(service: WarrantService, identity_of: Callable[[gr.Request], Id
             build_review_tab(service, identity_of)
         with gr.Tab("Admin", id="admin", visible=False) as admin_tab:
             build_admin_tab(service, identity_of)
+        with gr.Tab("Documents", id="documents", visible=False) as documents_tab:
+            build_documents_tab(service, identity_of)
+        with gr.Tab("Insights", id="insights", visible=False) as insights_tab:
+            build_insights_tab(service, identity_of, insights_tab)
 
         def on_load(request: gr.Request):
             try:
                 identity = identity_of(request)
             except PermissionDenied:
-                return "<a href='/login'>Log in</a>", gr.update(visible=False), gr.update(visible=False)
+                return ("<a href='/login'>Log in</a>", gr.update(visible=False), gr.update(visible=False),
+                        gr.update(visible=False), gr.update(visible=False))
             who = (f"<div style='text-align:right'>Signed in as <b id='warrant-user'>{esc(identity.display_name)}"
                    f"</b> ({esc(identity.role)}) · <form method='post' action='/logout' style='display:inline'>"
                    "<button type='submit' id='warrant-logout' class='warrant-link'>Log out</button></form></div>")
             return (who, gr.update(visible=identity.can("review_tickets")),
-                    gr.update(visible=identity.can("manage_accounts")))
+                    gr.update(visible=identity.can("manage_accounts")), gr.update(visible=identity.can("ingest")),
+                    gr.update(visible=identity.can("review_tickets")))
 
-        outputs = [header, review_tab, admin_tab]
+        outputs = [header, review_tab, admin_tab, documents_tab, insights_tab]
         blocks.load(on_load, None, outputs, api_name=False)
     # Queue positions go out once a second instead of to every waiting browser after every finished
     # turn: with 20 users waiting, the per-turn broadcast cost more than the answer (see bench.md).

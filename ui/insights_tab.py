@@ -1,0 +1,136 @@
+"""The Insights tab (reviewers, admins): plots from the query log and the knowledge gaps.
+
+Questions are shown without who asked them. Hidden from other roles, which is presentation
+only: `Insights` checks the role itself on every call.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Callable
+
+import gradio as gr
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from governance.identity import Identity, PermissionDenied  # noqa: E402
+from governance.insights import write_gaps_csv  # noqa: E402
+from ui.service import WarrantService  # noqa: E402
+
+_DECISIONS = ("answer", "clarify", "abstain", "out_of_scope", "memory")
+_GAP_HEADERS = ["group", "size", "example questions", "nearest section"]
+
+
+def _figure(title: str):
+    fig, ax = plt.subplots(figsize=(6, 3.2), dpi=90)
+    ax.set_title(title, fontsize=11)
+    return fig, ax
+
+
+def _empty(ax) -> None:
+    ax.text(0.5, 0.5, "no data yet", ha="center", va="center", transform=ax.transAxes, color="grey")
+    ax.set_xticks([])
+    ax.set_yticks([])
+
+
+def rates_plot(data: dict):
+    fig, ax = _figure("Decisions per day (share of turns)")
+    days = data["days"]
+    if not days:
+        _empty(ax)
+        return fig
+    totals = [max(1, sum(data["by_day"][d].values())) for d in days]
+    for decision in _DECISIONS:
+        shares = [data["by_day"][d].get(decision, 0) / t for d, t in zip(days, totals)]
+        if any(shares):
+            ax.plot(days, shares, marker="o", label=decision)
+    ax.set_ylim(0, 1)
+    ax.legend(fontsize=8)
+    ax.tick_params(axis="x", labelrotation=30, labelsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def sigma_plot(data: dict):
+    fig, ax = _figure("Support score σ, with τ")
+    if not data["sigmas"]:
+        _empty(ax)
+        return fig
+    ax.hist(data["sigmas"], bins=20, range=(0, 1), color="#6b7bd6")
+    if data["tau"] is not None:
+        ax.axvline(data["tau"], color="#c0392b", linestyle="--", label=f"τ = {data['tau']:.2f}")
+        ax.legend(fontsize=8)
+    ax.set_xlabel("σ")
+    fig.tight_layout()
+    return fig
+
+
+def _bar_plot(title: str, pairs: list[tuple[str, int]]):
+    fig, ax = _figure(title)
+    if not pairs:
+        _empty(ax)
+        return fig
+    labels = [str(k)[:48] for k, _ in pairs][::-1]
+    ax.barh(labels, [v for _, v in pairs][::-1], color="#4a9d7f")
+    ax.tick_params(axis="y", labelsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def _latency_text(data: dict) -> str:
+    if data["latency_p50"] is None:
+        return f"{data['turns']} turns logged."
+    return (f"{data['turns']} turns logged · latency p50 **{data['latency_p50']:.0f} ms**, "
+            f"p95 **{data['latency_p95']:.0f} ms**")
+
+
+def build_insights_tab(service: WarrantService, identity_of: Callable[[gr.Request], Identity],
+                       tab: gr.Tab | None = None) -> None:
+    """Build inside the caller's open `gr.Tab(...)` (`tab`: refreshed each time it is selected)."""
+    insights = service.governance.insights
+    with gr.Row():
+        refresh = gr.Button("Refresh", size="sm", elem_id="warrant-insights-refresh")
+        summary = gr.Markdown("", elem_id="warrant-insights-summary")
+    with gr.Row():
+        rates = gr.Plot(label="Decision rates")
+        sigmas = gr.Plot(label="σ distribution")
+    with gr.Row():
+        cited = gr.Plot(label="Most-cited sections")
+        claims = gr.Plot(label="Claims")
+    gr.Markdown("### Knowledge gaps\nQuestions the policies did not answer, grouped by topic (largest first), "
+                "with the nearest section: what the policy owners should write next.")
+    gaps = gr.Dataframe(headers=_GAP_HEADERS, interactive=False, wrap=True, elem_id="warrant-gaps")
+    export = gr.Button("Export gaps as CSV", size="sm", elem_id="warrant-gaps-export")
+    csv_file = gr.File(label="CSV", interactive=False, elem_id="warrant-gaps-csv")
+
+    def on_refresh(request: gr.Request):
+        try:
+            identity = identity_of(request)
+            data = insights.overview(identity)
+            groups = insights.gaps(identity)
+        except (PermissionDenied, ValueError) as exc:
+            return str(exc), None, None, None, None, gr.update()
+        rows = [[g.group_id, g.size, " · ".join(q.question for q in g.questions[:3]), g.nearest_section]
+                for g in groups]
+        claim_pairs = sorted(data["claims"].items(), key=lambda kv: -kv[1])
+        figures = (rates_plot(data), sigma_plot(data), _bar_plot("Most-cited sections", data["top_sections"]),
+                   _bar_plot("Claims filed, by outcome", claim_pairs))
+        plt.close("all")
+        return (_latency_text(data), *figures, rows)
+
+    def on_export(request: gr.Request):
+        try:
+            groups = insights.gaps(identity_of(request))
+        except (PermissionDenied, ValueError) as exc:
+            return str(exc), None
+        path = Path(tempfile.mkdtemp(prefix="warrant-gaps-")) / "knowledge_gaps.csv"
+        count = write_gaps_csv(groups, path)
+        return f"{count} questions in {len(groups)} groups.", str(path)
+
+    refresh.click(on_refresh, None, [summary, rates, sigmas, cited, claims, gaps], api_name="insights_refresh")
+    if tab is not None:
+        tab.select(on_refresh, None, [summary, rates, sigmas, cited, claims, gaps], api_name=False)
+    export.click(on_export, None, [summary, csv_file], api_name="insights_gaps_csv")
