@@ -79,7 +79,9 @@ def sniff(data: bytes) -> str:
         head.decode("utf-8")
     except UnicodeDecodeError as exc:
         if exc.start < len(head) - 4:  # not just a character cut at the 64 KB boundary
-            return "binary"
+            # Text in another encoding (refused later with a hint) or binary data?
+            control = sum(1 for b in head if b < 32 and b not in (9, 10, 12, 13))
+            return "binary" if control > len(head) // 100 else "text"
     return "text"
 
 
@@ -219,7 +221,7 @@ def _pdf_lines(page) -> list[tuple[str, float]]:
 
 def _pdf_markdown(lines: list[tuple[str, float]]) -> list[str]:
     """Lines set larger than the body text become headings (largest `#`, then `##`, `###`);
-    where every line has one size, short numbered lines ("2. Revaluation Fee") become `##`."""
+    where every line has one size, short numbered lines ("2. Late Fees") become `##`."""
     weights: Counter[float] = Counter()
     for text, size in lines:
         weights[round(size, 1)] += len(text)

@@ -1,0 +1,63 @@
+"""Conversion keeps headings (so structural chunking works), reads title/version/date from the file,
+refuses what is not a document, and never touches the network."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from pipeline.convert import ConversionRefused, check_file_name, convert
+from tests.documents_fixtures import RESEARCH_ETHICS, SPORTS_FACILITIES, make_docx, make_pdf
+
+HTML = b"""<html><head><title>Hostel Rules | Campus</title><script>track()</script><style>p{}</style></head>
+<body><nav>Home | About</nav><h1>Hostel Rules</h1><p>Version: 2.0</p><p>Effective date: 2026-08-01</p>
+<h2>1. Visitors</h2><p>Visitors may stay in the common room until 8 pm and sign the register at the gate
+with a photo identity card every time they enter.</p><h2>2. Quiet Hours</h2><ul><li>Quiet hours run from
+10 pm to 6 am.</li><li>Music is not played in corridors.</li></ul></body></html>"""
+
+
+@pytest.fixture(autouse=True)
+def no_network(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("conversion tried to open a network connection")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+
+
+def test_pdf_headings_come_from_larger_type():
+    converted = convert(make_pdf(RESEARCH_ETHICS), "research-ethics.pdf")
+    assert converted.markdown.startswith("# Research Ethics Policy")
+    assert "## 2. Ethics Committee Approval" in converted.markdown
+    assert "human participants, their personal data" in converted.markdown  # wrapped lines joined
+
+
+def test_docx_heading_styles_become_headings():
+    converted = convert(make_docx(SPORTS_FACILITIES), "sports.docx")
+    assert converted.title == "Sports Facilities Policy"
+    assert "## 1. Opening Hours" in converted.markdown and "## 2. Booking Courts" in converted.markdown
+
+
+def test_html_keeps_headings_and_drops_scripts_and_navigation():
+    converted = convert(HTML, "hostel.html")
+    assert converted.title == "Hostel Rules"
+    assert (converted.version, converted.effective_date) == ("2.0", "2026-08-01")
+    assert "## 1. Visitors" in converted.markdown and "- Quiet hours run" in converted.markdown
+    assert "track()" not in converted.markdown and "Home | About" not in converted.markdown
+
+
+def test_markdown_front_matter_is_read():
+    raw = b"---\ntitle: Leave Policy\nversion: 3.2\neffective_date: 2026-01-01\n---\n# Leave\n\n" + b"Staff may take leave. " * 10
+    converted = convert(raw, "leave.md")
+    assert (converted.title, converted.version, converted.effective_date) == ("Leave Policy", "3.2", "2026-01-01")
+
+
+@pytest.mark.parametrize("name", ["../x.md", "a/b.pdf", "c:\\x.docx", ".env", "x\x00.md", "..", "policy"])
+def test_path_like_or_extensionless_names_are_refused(name):
+    with pytest.raises(ConversionRefused):
+        check_file_name(name)
+
+
+def test_latin1_text_is_refused_with_a_hint():
+    with pytest.raises(ConversionRefused, match="UTF-8"):
+        convert("Caf\u00e9 policy ".encode("latin-1") * 30, "cafe.txt")
