@@ -29,6 +29,7 @@ from scenarios import bench_gpu
 from scenarios.bench_cold import measure_cold_start
 from scenarios.bench_engines import make_baseline, make_engine
 from scenarios.bench_http import measure_concurrency_http
+from scenarios.bench_multi import measure_concurrency_multi
 from scenarios.bench_report import PERTURB_ABOVE, TIMING_KEYS, check_targets, headline, render_table, write_reports
 from scenarios.bench_scale import measure_scale
 from scenarios.bench_service import measure_concurrency_service
@@ -113,11 +114,13 @@ def measure_policy_ingest(config: Config, embed_model) -> tuple[object, dict]:
 def run_bench(sizes: list[int], repeat: int, users: int, turns: int, cold_runs: int,
               out_dir: Path | None, work_dir: Path, embed_model=None, max_questions: int = 0,
               scale_cold_runs: int = 0, concurrency: str = "both", perturb_above: int = PERTURB_ABOVE,
-              warmup: int = 5) -> dict:
+              warmup: int = 5, processes: int = 2) -> dict:
     """Run every part in temporary homes under `work_dir`; returns the results (and writes reports).
 
     `concurrency`: "http" (the running app, the headline `concurrent_*` keys), "service"
-    (`WarrantService.chat` in this process, `service_concurrent_*`), "both" or "none".
+    (`WarrantService.chat` in this process, `service_concurrent_*`), "both" or "none". With HTTP
+    and `processes` >= 2, the same load also runs against that many app processes over one state
+    directory and a Chroma server (`multi_concurrent_*`).
     """
     if concurrency not in CONCURRENCY_MODES:
         raise ValueError(f"concurrency must be one of {CONCURRENCY_MODES}")
@@ -150,6 +153,11 @@ def run_bench(sizes: list[int], repeat: int, users: int, turns: int, cold_runs: 
         if concurrency in ("http", "both"):
             _log(f"concurrency: {users} users x {turns} turns through HTTP (python app.py on loopback)")
             results["concurrency"] = measure_concurrency_http(service, questions, users, turns, warmup=warmup)
+            if processes >= 2:
+                _log(f"concurrency: {users} users x {turns} turns through HTTP, {processes} app processes "
+                     "over one state directory and a Chroma server")
+                results["concurrency_multi"] = measure_concurrency_multi(service, questions, users, turns,
+                                                                         processes=processes, warmup=warmup)
         if concurrency in ("service", "both"):
             _log(f"concurrency: {users} users x {turns} turns (service-level)")
             results["concurrency_service"] = measure_concurrency_service(service, questions, users, turns)
@@ -194,6 +202,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrency", choices=CONCURRENCY_MODES, default="both",
                         help="http: the running app (headline); service: WarrantService.chat; both")
     parser.add_argument("--no-concurrency", action="store_true", help="same as --concurrency none")
+    parser.add_argument("--processes", type=int, default=2,
+                        help="app processes for the multi-process HTTP row (Chroma server; below 2: skipped)")
     parser.add_argument("--perturb-above", type=int, default=PERTURB_ABOVE,
                         help="synthetic sizes above this get perturbed real vectors instead of model "
                              "embeddings (latency/size/memory only; ingest speed stays real)")
@@ -213,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
         results = run_bench(sizes, repeat, args.users, args.turns, cold_runs, out, work_dir,
                             scale_cold_runs=args.scale_cold_runs,
                             concurrency="none" if args.no_concurrency else args.concurrency,
-                            perturb_above=args.perturb_above)
+                            perturb_above=args.perturb_above, processes=args.processes)
     finally:
         if args.keep:
             _log(f"state kept in {work_dir}")

@@ -47,11 +47,11 @@ def usernames(users: int) -> list[str]:
     return [f"http{i:02d}" for i in range(users)]
 
 
-def create_accounts(service, users: int) -> None:
-    """The bench's accounts, made through the project's own account store before the app starts."""
+def create_accounts(accounts, users: int) -> None:
+    """The bench's accounts, made through the project's own `AccountStore` before the app starts."""
     for name in [WARMUP_USER, *usernames(users)]:
-        if service.accounts.get(name) is None:
-            service.accounts.create(name, PASSWORD, "user", display_name=name)
+        if accounts.get(name) is None:
+            accounts.create(name, PASSWORD, "user", display_name=name)
 
 
 def free_port() -> int:
@@ -61,11 +61,12 @@ def free_port() -> int:
 
 
 @contextmanager
-def running_app(home: Path, docs_dir: Path, log_path: Path, start_timeout_s: float = 300.0
-                ) -> Iterator[tuple[str, float]]:
+def running_app(home: Path, docs_dir: Path, log_path: Path, start_timeout_s: float = 300.0,
+                extra_env: dict[str, str] | None = None) -> Iterator[tuple[str, float]]:
     """Yield (base URL, seconds until /login answered) of `python app.py` on a free loopback port.
 
-    The process is terminated (then killed) on the way out, whatever happened.
+    `extra_env` adds settings (`WARRANT_CHROMA_URL` for a Chroma server). The process is
+    terminated (then killed) on the way out, whatever happened.
     """
     port = free_port()
     env = dict(os.environ, WARRANT_HOME=str(home), WARRANT_DOCS=str(docs_dir), WARRANT_HOST=HOST,
@@ -73,6 +74,8 @@ def running_app(home: Path, docs_dir: Path, log_path: Path, start_timeout_s: flo
                GRADIO_ANALYTICS_ENABLED="False", PYTHONPATH=str(REPO_ROOT))
     env.pop("GRADIO_SERVER_PORT", None)
     env.pop("WARRANT_DEMO_PASSWORD", None)
+    env.pop("WARRANT_CHROMA_URL", None)
+    env.update(extra_env or {})
     base = f"http://{HOST}:{port}"
     with open(log_path, "w", encoding="utf-8") as log:
         started = time.perf_counter()
@@ -178,27 +181,34 @@ def warm_up(base: str, questions: list[str], count: int, timeout_s: float) -> No
             history = queue_call(client, base, fn_index, session_hash, [question, history, None], timeout_s)[0]
 
 
-def drive_users(base: str, questions: list[str], users: int, turns: int, deadline_s: float,
+def drive_users(base: str | list[str], questions: list[str], users: int, turns: int, deadline_s: float,
                 turn_timeout_s: float) -> dict:
     """Log in `users` users, then all of them ask `turns` questions at once; per-turn latencies.
 
     Each user is one browser tab: its own cookie, its own Gradio session hash, and the chat
-    history it shows sent back with the next question, as the page does.
+    history it shows sent back with the next question, as the page does. Given several app
+    processes (`base` a list), each user logs in on the first and alternates between them turn by
+    turn with that one cookie, as behind a reverse proxy without sticky sessions (one tab per
+    process, so one Gradio session per user and process).
     """
     if users * turns > MAX_REQUESTS:
         raise ValueError(f"{users}x{turns} turns is over the bench's bound of {MAX_REQUESTS}")
+    bases = [base] if isinstance(base, str) else list(base)
     names = usernames(users)
-    clients = {name: _client(login_cookie(base, name), turn_timeout_s) for name in names}
+    clients = {name: _client(login_cookie(bases[0], name), turn_timeout_s) for name in names}
     try:
-        fn_index = ask_fn_index(clients[names[0]], base)
-        session_hashes = [uuid.uuid4().hex[:11] for _ in names]
-        histories: list[list] = [[] for _ in names]
+        fn_indexes = [ask_fn_index(clients[names[0]], b) for b in bases]
+        session_hashes = [[uuid.uuid4().hex[:11] for _ in bases] for _ in names]
+        histories: list[list[list]] = [[[] for _ in bases] for _ in names]
+        turns_done = [0] * len(names)  # each user's turns run one after another in its own thread
 
         def ask_turn(n: int, question: str) -> None:
-            output = queue_call(clients[names[n]], base, fn_index, session_hashes[n],
-                                [question, histories[n], None], turn_timeout_s)
-            histories[n] = output[0]
-            reply = _reply_text(histories[n])
+            p = (n + turns_done[n]) % len(bases)
+            turns_done[n] += 1
+            output = queue_call(clients[names[n]], bases[p], fn_indexes[p], session_hashes[n][p],
+                                [question, histories[n][p], None], turn_timeout_s)
+            histories[n][p] = output[0]
+            reply = _reply_text(histories[n][p])
             if any(marker in reply for marker in FAILED_REPLIES):
                 raise RuntimeError(f"error reply: {reply[:200]}")
 
@@ -240,7 +250,7 @@ def measure_concurrency_http(service, questions: list[str], users: int = 20,
     from scenarios.bench_stats import summarise
 
     home, docs_dir = service.config.home, service.config.docs_dir
-    create_accounts(service, users)
+    create_accounts(service.accounts, users)
     _log(f"starting app.py on {HOST} with {home}")
     with running_app(home, docs_dir, home.parent / f"{home.name}-app.log") as (base, start_s):
         _log(f"app serving at {base} after {start_s:.1f}s; {warmup} warm-up turns, then {users} users x {turns} turns")

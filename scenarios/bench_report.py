@@ -63,13 +63,16 @@ def headline(results: dict) -> dict:
             out[f"cold_start_s_{label}_recount_stats"] = entry["cold_start_recount_stats"]["median_s"]
     out.setdefault("ask_ms_p95_100k", None)  # present (null) when the 100k size was not run
     # concurrent_*: through HTTP against the running app; service_concurrent_*: WarrantService.chat.
+    # multi_concurrent_*: through HTTP against several app processes and a Chroma server.
     for prefix, conc in (("concurrent", results.get("concurrency", {})),
+                         ("multi_concurrent", results.get("concurrency_multi", {})),
                          ("service_concurrent", results.get("concurrency_service", {}))):
         out[f"{prefix}_ms_p50"] = conc.get("latency_ms", {}).get("p50")
         out[f"{prefix}_ms_p95"] = conc.get("latency_ms", {}).get("p95")
         out[f"{prefix}_errors"] = conc.get("errors")
         out[f"{prefix}_lost_turns"] = conc.get("lost_turns")
     out["concurrent_mode"] = results.get("concurrency", {}).get("mode")
+    out["multi_concurrent_processes"] = results.get("concurrency_multi", {}).get("processes")
     if results.get("gpu_embed"):
         out.update(bench_gpu.headline_keys(results["gpu_embed"]))
     out["peak_rss_mb"] = peak_rss_mb()  # the bench process itself (the cold starts: cold_start_peak_rss_mb*)
@@ -129,10 +132,12 @@ def render_table(results: dict) -> str:
         if "cold_start_recount_stats" in entry:
             rows.append((f"{label}: cold start, term stats recounted (before)",
                          f"{entry['cold_start_recount_stats']['median_s']} s", ""))
-    for prefix, key in (("concurrent", "concurrency"), ("service_concurrent", "concurrency_service")):
+    for prefix, key in (("concurrent", "concurrency"), ("multi_concurrent", "concurrency_multi"),
+                        ("service_concurrent", "concurrency_service")):
         conc = results.get(key)
         if conc:
-            label = f"concurrency ({conc['mode']}, {conc['users']}x{conc['turns_per_user']})"
+            shape = f", {conc['processes']} processes + Chroma server" if conc.get("processes") else ""
+            label = f"concurrency ({conc['mode']}{shape}, {conc['users']}x{conc['turns_per_user']})"
             add(f"{label} p50", f"{prefix}_ms_p50", " ms")
             add(f"{label} p95", f"{prefix}_ms_p95", " ms")
             add(f"{label} errors", f"{prefix}_errors")
@@ -198,6 +203,16 @@ def write_reports(results: dict, out_dir: Path) -> None:
                   f"the app stopped (at most {conc.get('sessions_per_user_max')} conversation per user). "
                   f"Throughput {conc['turns_per_s']} turns/s; the simulated browsers themselves used "
                   f"{conc.get('client_cpu_share', 0):.0%} of the CPUs the app runs on.")
+        md.append("")
+    multi = results.get("concurrency_multi", {})
+    if multi:
+        md.append(f"Several processes: the same load against {multi['processes']} `python app.py` processes "
+                  "over one state directory, the index on a Chroma server (`chroma run` on 127.0.0.1, the "
+                  "index copied from the run above, nothing embedded again); each user logs in on the "
+                  "first process and alternates between the processes turn by turn with that cookie, as "
+                  "behind a reverse proxy without sticky sessions. Lost turns as above (one Gradio session "
+                  f"per user and process). Throughput {multi['turns_per_s']} turns/s; both processes and "
+                  "the Chroma server share the same CPUs as the single process above.")
         md.append("")
     if results.get("concurrency_service"):
         md.append("Service-level concurrency (secondary): the same number of threads call "

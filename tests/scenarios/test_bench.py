@@ -80,6 +80,10 @@ def test_small_bench_reports_every_headline_key(tmp_path: Path, tiny_docs: Path,
             "errors": 0, "lost_turns": 0, "app_start_s": 9.0, "warmup": 1, "sessions_per_user_max": 1,
             "turns_per_s": 10.0}
     monkeypatch.setattr(bench, "measure_concurrency_http", lambda *a, **k: http)
+    # The processes and the Chroma server are exercised in test_bench_multi.py; here only the report.
+    multi = {**http, "mode": "http-multi", "processes": 2, "latency_ms": {"n": 6, "p50": 85.0, "p95": 99.0},
+             "sessions_per_user_max": 2}
+    monkeypatch.setattr(bench, "measure_concurrency_multi", lambda *a, **k: multi)
     (tmp_path / "bench_gpu.json").write_text(json.dumps(GPU_RESULT))
     monkeypatch.setattr(bench_gpu, "REPORT", tmp_path / "bench_gpu.json")
 
@@ -99,6 +103,8 @@ def test_small_bench_reports_every_headline_key(tmp_path: Path, tiny_docs: Path,
     assert flat["concurrent_errors"] == 0 and flat["concurrent_lost_turns"] == 0
     assert flat["service_concurrent_errors"] == 0 and flat["service_concurrent_lost_turns"] == 0
     assert flat["service_concurrent_ms_p95"] > 0
+    assert flat["multi_concurrent_ms_p95"] == 99.0 and flat["multi_concurrent_errors"] == 0
+    assert flat["multi_concurrent_lost_turns"] == 0 and flat["multi_concurrent_processes"] == 2
     assert flat["cold_start_peak_rss_mb"] == 321.0 and flat["embed_batch_size"] == embed_model.embed_batch_size
     assert flat["gpu_embed_chunks_per_s"] == 2990.0 and flat["gpu_device"] == GPU_RESULT["device"]
     assert flat["ask_ms_p95_100k"] is None  # only 120 synthetic chunks were run
@@ -113,6 +119,7 @@ def test_small_bench_reports_every_headline_key(tmp_path: Path, tiny_docs: Path,
     md = (tmp_path / "reports" / "bench.md").read_text()
     assert "| warm ask p95" in md and "perturbed real vectors" in md
     assert "POST /login" in md and "Service-level concurrency" in md
+    assert "2 processes + Chroma server" in md and "Several processes" in md
     assert "## GPU embedding throughput (lent NVIDIA H100 80GB HBM3, not the 2-core CPU target)" in md
 
 
