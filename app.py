@@ -6,6 +6,7 @@ first start, creates the demo accounts when there are none, and serves with uvic
 
 from __future__ import annotations
 
+import os
 import sys
 
 from pipeline.config import load_config, set_offline_environment
@@ -17,6 +18,7 @@ def _progress(fraction: float, message: str) -> None:
 
 def main() -> int:
     set_offline_environment()
+    os.umask(0o077)  # everything the app writes (state, index, uploads) is private to its user
     config = load_config()
     print(f"[warrant] state directory: {config.home}", flush=True)
     print("[warrant] loading the embedding model and the index (the first start builds it) ...", flush=True)
@@ -43,7 +45,10 @@ def main() -> int:
         print("[warrant] demo accounts: student / reviewer / admin (password from WARRANT_DEMO_PASSWORD)")
     app = build_app(service)
     print(f"[warrant] serving on http://{config.host}:{config.port}", flush=True)
-    uvicorn.run(app, host=config.host, port=config.port, log_level="warning")
+    # On Spaces every request comes through Hugging Face's proxy: trust its X-Forwarded-For so the
+    # login throttle sees each client's address (elsewhere uvicorn trusts FORWARDED_ALLOW_IPS).
+    uvicorn.run(app, host=config.host, port=config.port, log_level="warning",
+                forwarded_allow_ips="*" if config.on_spaces else None)
     del serving_lock
     return 0
 

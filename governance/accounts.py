@@ -217,6 +217,8 @@ class LoginThrottle:
     def size(self) -> int:
         """How many keys the throttle holds (for tests and monitoring)."""
         with self._lock:
+            for table in (self._accounts, self._addresses, self._known):
+                table._expire()
             return len(self._accounts.times) + len(self._addresses.times) + len(self._known.times)
 
 

@@ -180,7 +180,8 @@ def load_config() -> Config:
         chroma_collection=os.environ.get("WARRANT_CHROMA_COLLECTION", "").strip() or "warrant_chunks",
         audit_key=os.environ.get("WARRANT_AUDIT_KEY", ""),
         allowed_origins=tuple(o.strip().rstrip("/") for o in os.environ.get("WARRANT_ALLOWED_ORIGINS", "").split(",")
-                              if o.strip()),
+                              if o.strip()) + ((f"https://{os.environ['SPACE_HOST']}",)
+                                               if on_spaces and os.environ.get("SPACE_HOST") else ()),
         session_idle_s=max(60, _env_int("WARRANT_SESSION_IDLE_S", 8 * 3600)),
         session_max_s=max(60, _env_int("WARRANT_SESSION_MAX_S", 7 * 24 * 3600)),
         max_upload_mb=_env_positive("WARRANT_MAX_UPLOAD_MB", 10.0),

@@ -19,6 +19,7 @@ from fastapi.responses import RedirectResponse
 
 from governance.identity import Identity, PermissionDenied
 from pipeline.config import set_server_environment
+from pipeline.storage import tighten_permissions
 from ui.admin_tab import build_admin_tab
 from ui.chat_tab import build_chat_tab
 from ui.documents_tab import build_documents_tab
@@ -59,7 +60,8 @@ def build_blocks(service: WarrantService, identity_of: Callable[[gr.Request], Id
                         gr.update(visible=False), gr.update(visible=False))
             who = (f"<div style='text-align:right'>Signed in as <b id='warrant-user'>{esc(identity.display_name)}"
                    f"</b> ({esc(identity.role)}) · <form method='post' action='/logout' style='display:inline'>"
-                   "<button type='submit' id='warrant-logout' class='warrant-link'>Log out</button></form></div>")
+                   "<button type='submit' id='warrant-logout' style='background:none;border:none;padding:0;"
+                   "color:inherit;text-decoration:underline;cursor:pointer;font:inherit'>Log out</button></form></div>")
             return (who, gr.update(visible=identity.can("review_tickets")),
                     gr.update(visible=identity.can("manage_accounts")), gr.update(visible=identity.can("ingest")),
                     gr.update(visible=identity.can("review_tickets")))
@@ -69,16 +71,18 @@ def build_blocks(service: WarrantService, identity_of: Callable[[gr.Request], Id
     # Queue positions go out once a second instead of to every waiting browser after every finished
     # turn: with 20 users waiting, the per-turn broadcast cost more than the answer (see bench.md).
     blocks.queue(status_update_rate=1)
+    # Uploads Gradio keeps (in <home>/uploads) are deleted after WARRANT_UPLOAD_MAX_AGE_S.
+    age = service.config.upload_max_age_s
+    blocks.delete_cache = (max(60, age // 4), age)
     return blocks
 
 
 def build_app(service: WarrantService) -> FastAPI:
     """The FastAPI app to serve with uvicorn (see app.py)."""
     config = service.config
+    set_server_environment(config.home)
+    tighten_permissions(config.home)  # folders made since the service started (users/, uploads/)
     secret = load_or_create_secret(config.home, config.secret)
-    # Uploads Gradio keeps (in <home>/uploads) are deleted after WARRANT_UPLOAD_MAX_AGE_S.
-    age = service.config.upload_max_age_s
-    blocks.delete_cache = (max(60, age // 4), age)
     cookies = SessionCookies(secret, max_age_s=config.session_max_s, idle_s=config.session_idle_s)
     current_session = session_reader(cookies, service.accounts.session_version)
 
@@ -95,7 +99,6 @@ def build_app(service: WarrantService) -> FastAPI:
     add_login_routes(app, service, cookies, current_session, cross_site=config.on_spaces, sso=sso)
     if sso:
         from governance.auth_oidc import add_oidc_routes
-    set_server_environment(config.home)
 
         def sign_in(subject_id: str, username: str, display_name: str):
             identity = service.sso_identity(subject_id, username, display_name)

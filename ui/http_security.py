@@ -43,10 +43,14 @@ def is_same_origin(source: str, request: Request, allowed: tuple[str, ...]) -> b
         return False
     if origin in {_origin_of(a) for a in allowed}:
         return True
-    host = (request.headers.get("host") or "").lower()
     # The host the browser addressed must be the one the page came from; the scheme may differ
-    # behind a TLS-terminating proxy, so only the host and port are compared.
-    return bool(host) and urlsplit(origin).netloc == host
+    # behind a TLS-terminating proxy, so only the host and port are compared. A proxy that
+    # rewrites Host passes the original in X-Forwarded-Host, which a page on another site cannot
+    # set on a victim's request (a custom header needs a preflight, and that is refused).
+    netloc = urlsplit(origin).netloc
+    hosts = {(request.headers.get("host") or "").lower()}
+    hosts |= {h.strip().lower() for h in (request.headers.get("x-forwarded-host") or "").split(",") if h.strip()}
+    return netloc in hosts - {""}
 
 
 def cross_origin_refusal(request: Request, allowed: tuple[str, ...]) -> str:

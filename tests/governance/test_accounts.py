@@ -171,3 +171,99 @@ def test_tau_change_is_audited_and_persisted(service):
     with pytest.raises(ValueError):
         service.set_tau(admin, 1.5)
     service.set_tau(admin, old)
+
+
+# -- issue 15 ----------------------------------------------------------------------------------
+
+def test_usernames_are_case_insensitive_and_unicode_normalised(store: AccountStore):
+    """Finding 13: `Admin`, `ADMIN` and a full-width `Ａdmin` are the account `admin`."""
+    store.create("admin", "s3cret-pass", "admin")
+    for typed in ("Admin", "ADMIN", "\uff21dmin"):
+        assert store.authenticate(typed, "s3cret-pass").username == "admin"
+        assert store.get(typed).username == "admin"
+    with pytest.raises(ValueError, match="taken"):
+        store.create("ADMIN", "another-pass", "user")
+
+
+def test_an_old_scrypt_hash_still_logs_in_and_is_replaced_by_argon2id(store: AccountStore):
+    """Finding 13: hashes from before are upgraded at the next successful login."""
+    import hashlib
+    import os as _os
+
+    salt = _os.urandom(16)
+    old = "scrypt$16384$8$1$" + salt.hex() + "$" + hashlib.scrypt(b"s3cret-pass", salt=salt, n=2**14, r=8, p=1,
+                                                                    dklen=32).hex()
+    store.create("bob", "placeholder-pass")
+    with store._file.open() as db:
+        db.update({"password": old})
+    assert store.authenticate("bob", "s3cret-pass").username == "bob"
+    raw = json.loads(store.path.read_text())
+    assert next(iter(raw["_default"].values()))["password"].startswith("$argon2id$")
+    assert store.authenticate("bob", "s3cret-pass").username == "bob"
+
+
+def test_throttle_keys_are_capped_normalised_expired_and_bounded():
+    """Finding 4: failed logins with long, varied names cannot grow memory without bound."""
+    now = [0.0]
+    throttle = LoginThrottle(limit=5, window_s=300, clock=lambda: now[0], max_keys=100)
+    for n in range(500):
+        throttle.failed(f"user{n}-" + "x" * 1_000_000, address=f"10.0.{n % 250}.1")
+    assert throttle.size() <= 200
+    assert all(len(k) <= 64 for k in throttle._accounts.times)
+    throttle.failed("Alice")
+    throttle.failed("ALICE")
+    assert throttle._accounts.count("alice") == 2
+    now[0] = 1000.0
+    throttle.failed("someone-new")
+    assert throttle.size() == 1  # everything older than the window is gone
+
+
+def test_a_known_address_gets_in_while_someone_else_guesses(store: AccountStore):
+    """Finding 4: five wrong passwords from elsewhere do not lock the real user out."""
+    store.create("alice", "s3cret-pass")
+    store.authenticate("alice", "s3cret-pass", address="10.0.0.1")
+    for _ in range(6):
+        with pytest.raises(LoginRefused):
+            store.authenticate("alice", "bad-password", address="10.0.0.66")
+    with pytest.raises(LoginRefused, match="Too many failed attempts"):
+        store.authenticate("alice", "s3cret-pass", address="10.0.0.66")
+    assert store.authenticate("alice", "s3cret-pass", address="10.0.0.1").username == "alice"
+
+
+def test_an_address_spraying_usernames_is_stopped(tmp_path: Path):
+    """Finding 4: a limit per address, not only per account."""
+    store = AccountStore(tmp_path / "a.json", throttle=LoginThrottle(address_limit=10), failure_delay_s=0.0)
+    store.create("alice", "s3cret-pass")
+    for n in range(10):
+        with pytest.raises(LoginRefused, match="Wrong"):
+            store.authenticate(f"user{n}", "bad-password", address="10.9.9.9")
+    with pytest.raises(LoginRefused, match="from your network"):
+        store.authenticate("alice", "s3cret-pass", address="10.9.9.9")
+    assert store.authenticate("alice", "s3cret-pass", address="10.9.9.10").username == "alice"
+
+
+def test_password_and_role_changes_and_logout_raise_the_session_version(store: AccountStore):
+    """Finding 3: each ends every session issued before it."""
+    store.create("alice", "s3cret-pass")
+    versions = [store.session_version("alice")]
+    store.set_password("alice", "new-s3cret-pass")
+    versions.append(store.session_version("alice"))
+    store.set_role("alice", "reviewer")
+    versions.append(store.session_version("alice"))
+    store.end_sessions("Alice")
+    versions.append(store.session_version("alice"))
+    assert versions == [0, 1, 2, 3]
+    assert store.session_version("nobody") is None
+
+
+def test_a_damaged_accounts_file_does_not_take_the_app_down(tmp_path: Path):
+    """Finding 5: the last good copy is used and the damage reported, never an error for everyone."""
+    from pipeline.storage import damaged_files
+
+    store = AccountStore(tmp_path / "accounts.json", failure_delay_s=0.0)
+    store.create("admin", "s3cret-pass", "admin")
+    store.create("student", "s3cret-pass", "user")
+    store.path.write_text(store.path.read_text()[:40], encoding="utf-8")  # torn by a crash
+    fresh = AccountStore(tmp_path / "accounts.json", failure_delay_s=0.0)
+    assert fresh.authenticate("admin", "s3cret-pass").role == "admin"
+    assert any(d["path"] == str(store.path) for d in damaged_files())

@@ -86,3 +86,81 @@ def test_cli_runs_as_a_module(log):
     run = subprocess.run([sys.executable, "-m", "governance", "audit", "verify", "--home", str(log.path.parent)],
                          cwd=REPO, capture_output=True, text=True, timeout=60)
     assert run.returncode == 1 and "BROKEN at line 1" in run.stdout
+
+
+# -- issue 15, finding 6: a keyed chain and a keyed head ----------------------------------------
+
+def _rechain_unkeyed(records: list[dict]) -> list[str]:
+    """What an attacker without the key can do: recompute every hash as plain sha256."""
+    import hashlib
+
+    from governance.audit import GENESIS, canonical
+
+    prev, lines = GENESIS, []
+    for seq, record in enumerate(records, start=1):
+        body = {k: v for k, v in record.items() if k not in ("hash", "alg")}
+        body.update(seq=seq, prev_hash=prev)
+        body["hash"] = hashlib.sha256(canonical(body).encode("utf-8")).hexdigest()
+        prev = body["hash"]
+        lines.append(canonical(body) + "\n")
+    return lines
+
+
+def test_records_are_keyed_with_the_audit_key(log):
+    record = log.records()[0]
+    assert record["alg"] == "hmac-sha256"
+    other = AuditLog(log.path, key=b"another key")
+    assert not other.verify().ok  # a different key cannot vouch for the log
+
+
+def test_cutting_the_tail_together_with_the_head_is_caught(log):
+    _write(log, _lines(log)[:-2])
+    log.head_path.unlink()
+    result = log.verify()
+    assert not result.ok and "head" in result.problem
+    assert main(["audit", "verify", "--home", str(log.path.parent)]) == 1
+
+
+def test_an_edit_with_every_hash_and_the_head_recomputed_is_caught(log):
+    records = [json.loads(line) for line in _lines(log)]
+    records[2]["actor"] = "mallory"
+    lines = _rechain_unkeyed(records)
+    _write(log, lines)
+    last = json.loads(lines[-1])
+    log.head_path.write_text(json.dumps({"seq": last["seq"], "hash": last["hash"]}), encoding="utf-8")
+    assert not log.verify().ok
+    assert main(["audit", "verify", "--home", str(log.path.parent)]) == 1
+
+
+def test_a_forged_role_change_appended_is_caught(log):
+    import hashlib
+
+    from governance.audit import canonical
+
+    last = json.loads(_lines(log)[-1])
+    forged = {"seq": last["seq"] + 1, "id": "f", "ts": last["ts"], "event": "role_change", "actor": "admin",
+              "details": {"username": "mallory", "old": "user", "new": "admin"}, "prev_hash": last["hash"],
+              "alg": "hmac-sha256"}
+    forged["hash"] = hashlib.sha256(canonical(forged).encode("utf-8")).hexdigest()
+    _write(log, _lines(log) + [canonical(forged) + "\n"])
+    log.head_path.write_text(json.dumps({"seq": forged["seq"], "hash": forged["hash"]}), encoding="utf-8")
+    result = log.verify()
+    assert not result.ok and result.broken_line == 6
+
+
+def test_a_missing_or_unkeyed_head_is_a_failure(log):
+    head = json.loads(log.head_path.read_text(encoding="utf-8"))
+    log.head_path.write_text(json.dumps({"seq": head["seq"], "hash": head["hash"]}), encoding="utf-8")
+    assert not log.verify().ok and "not keyed" in log.verify().problem
+    log.head_path.unlink()
+    assert not log.verify().ok
+
+
+def test_the_key_comes_from_warrant_audit_key_when_set(tmp_path, monkeypatch):
+    monkeypatch.setenv("WARRANT_AUDIT_KEY", "kept-outside-the-state-directory")
+    audit = AuditLog(tmp_path / "audit.jsonl")
+    audit.append("ingest", "system")
+    assert not (tmp_path / "secret.key").exists()  # no key was generated beside the log
+    assert audit.verify().ok
+    monkeypatch.setenv("WARRANT_AUDIT_KEY", "a different key")
+    assert main(["audit", "verify", "--home", str(tmp_path)]) == 1

@@ -121,8 +121,8 @@ def test_conversation_persists_across_logins(browser, base_url):
     page = _open_chat(browser, base_url, "student")
     page.click("#warrant-new")
     _ask(page, "What is the photocopy fee?")
-    page.goto(base_url + "/logout")
-    assert page.url.endswith("/login")
+    page.click("#warrant-logout")  # a POST that ends the session on the server
+    page.wait_for_url("**/login", timeout=30_000)
     page.close()
     page = _log_in(browser, base_url, "student")
     page.wait_for_function("() => (document.querySelector('#warrant-chat')||{}).innerText?.includes('photocopy fee')",

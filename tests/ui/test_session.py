@@ -44,3 +44,48 @@ def test_identity_comes_from_the_account_store_with_the_current_role():
     for request in (SimpleNamespace(username=None), SimpleNamespace(username="ghost"), None):
         with pytest.raises(PermissionDenied):
             identity_of(request)
+
+
+# -- issue 15, finding 3: sessions end on the server ---------------------------------------------
+
+def test_a_session_of_an_older_version_is_refused():
+    from ui.session import session_reader
+
+    cookies = SessionCookies("s")
+    versions = {"student": 0}
+    reader = session_reader(cookies, versions.get)
+    token = cookies.issue("student", version=0)
+    assert reader(SimpleNamespace(cookies={"warrant_session": token})).username == "student"
+    versions["student"] = 1  # logout, password change or role change
+    assert reader(SimpleNamespace(cookies={"warrant_session": token})) is None
+    fresh = cookies.issue("student", version=1)
+    assert reader(SimpleNamespace(cookies={"warrant_session": fresh})).username == "student"
+
+
+def test_idle_and_absolute_timeouts():
+    now = [1_000_000.0]
+    cookies = SessionCookies("s", max_age_s=3600, idle_s=600, clock=lambda: now[0])
+    token = cookies.issue("student")
+    session = cookies.session(token)
+    assert session is not None and cookies.renewed(session) is None
+    # itsdangerous stamps with the real clock, so idle time is measured from the real signing time
+    import time as _time
+
+    signed = cookies.serializer.loads(token, return_timestamp=True)[1].timestamp()
+    assert abs(signed - _time.time()) < 5
+    now[0] += 3601  # past the absolute lifetime, however active
+    assert cookies.session(token) is None
+
+
+def test_an_idle_cookie_expires(monkeypatch):
+    import itsdangerous.timed
+
+    cookies = SessionCookies("s", max_age_s=10 * 3600, idle_s=600)
+    token = cookies.issue("student")
+    real = itsdangerous.timed.time.time
+    monkeypatch.setattr(itsdangerous.timed.time, "time", lambda: real() + 601)
+    assert cookies.session(token) is None
+    monkeypatch.setattr(itsdangerous.timed.time, "time", lambda: real() + 300)
+    cookies.clock = lambda: real() + 300
+    session = cookies.session(token)
+    assert session is not None and cookies.renewed(session) is not None  # active: the cookie is re-signed
