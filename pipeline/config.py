@@ -48,7 +48,7 @@ def _env_chroma_url(name: str) -> str:
     if parsed.scheme not in ("http", "https") or not parsed.hostname:
         raise ValueError(f"{name} must look like http://host:8000, got {raw!r}")
     try:
-        parsed.port  # noqa: B018 - raises ValueError on a bad port
+        _ = parsed.port  # raises ValueError on a port that is not a number in range
     except ValueError as exc:
         raise ValueError(f"{name} has a bad port: {raw!r}") from exc
     return raw
