@@ -207,13 +207,14 @@ def check_file(path: Path | str) -> dict | None:
 
 
 def delete_file(path: Path | str) -> bool:
-    """Remove `path`, its last good copy and any stray temporary files; True when the file existed."""
+    """Remove `path`, its last good copy, copies set aside as damaged and stray temporary files
+    (erasure means all of them); True when the file existed."""
     path = Path(path)
     with lock_for(path):
         existed = path.exists()
         path.unlink(missing_ok=True)
         backup_path(path).unlink(missing_ok=True)
-        for stray in path.parent.glob(f".{path.name}.*.tmp"):
+        for stray in [*path.parent.glob(f".{path.name}.*.tmp"), *path.parent.glob(f"{path.name}.damaged-*")]:
             stray.unlink(missing_ok=True)
         fsync_dir(path.parent)
         return existed

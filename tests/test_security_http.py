@@ -134,6 +134,20 @@ def test_f03_a_role_change_ends_the_sessions_of_that_account(app):
         assert erin.get(base + "/config").status_code == 401
 
 
+# -- 10. internal errors do not reach clients ----------------------------------------------------
+
+def test_f10_an_internal_error_reaches_the_client_as_a_plain_failure(app):
+    base, _ = app
+    with httpx.Client() as client:
+        login(client, base, "admin")
+        started = client.post(f"{base}/gradio_api/call/set_tau", json={"data": [{"__proto__": 1}]})
+        assert started.status_code == 200
+        stream = client.get(f"{base}/gradio_api/call/set_tau/{started.json()['event_id']}", timeout=120).text
+    assert "event: error" in stream
+    for leak in ("Traceback", "float", "TypeError", "ValueError", ".py"):
+        assert leak not in stream, stream
+
+
 # -- 11. state directory permissions --------------------------------------------------------------
 
 def test_f11_state_directory_is_private(app):

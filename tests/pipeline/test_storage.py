@@ -98,3 +98,14 @@ def test_tighten_permissions_fixes_older_state(tmp_path):
     assert tighten_permissions(home) >= 2
     assert stat.S_IMODE(home.stat().st_mode) == 0o700
     assert stat.S_IMODE((home / "users" / "u.json").stat().st_mode) == 0o600
+
+
+def test_deleting_a_file_removes_every_copy_of_it(tmp_path):
+    path = tmp_path / "u.json"
+    write_atomic(path, "{}")
+    write_atomic(path, '{"a": 1}')
+    (tmp_path / "u.json.damaged-20260101T000000-abc").write_text("{x")
+    from pipeline.storage import delete_file
+
+    assert delete_file(path)
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.endswith(".lock")) == []
