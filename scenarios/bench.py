@@ -28,6 +28,7 @@ from pipeline.config import REPO_ROOT, Config, load_config, set_offline_environm
 from scenarios import bench_gpu
 from scenarios.bench_cold import measure_cold_start
 from scenarios.bench_engines import make_baseline, make_engine
+from scenarios.bench_ingest import encoder_rate, upload_rate
 from scenarios.bench_http import measure_concurrency_http
 from scenarios.bench_multi import measure_concurrency_multi
 from scenarios.bench_report import PERTURB_ABOVE, TIMING_KEYS, check_targets, headline, render_table, write_reports
@@ -141,6 +142,9 @@ def run_bench(sizes: list[int], repeat: int, users: int, turns: int, cold_runs: 
     home = work_dir / "policies"
     _log("ingest: policy corpus into a fresh home")
     engine, results["ingest_policies"] = measure_policy_ingest(base.with_home(home), embed_model)
+    _log("ingest: the same files as uploads, and the bare encoder on the same chunk texts")
+    results["ingest_policies"].update(upload_rate(base.with_home(work_dir / "upload"), embed_model))
+    results["ingest_policies"].update(encoder_rate(engine, embed_model))
     _log(f"warm ask: {len(questions)} questions x {repeat}")
     results["warm"] = measure_warm(engine, questions, repeat=repeat)
     _log(f"cold start: {cold_runs} runs of python -m pipeline ask")

@@ -1,0 +1,96 @@
+"""Ingest speed beside its physical limit: the bare encoder on the same chunk texts, same run.
+
+`python -m scenarios.bench_ingest` prints one JSON object. Three numbers, each on a fresh state
+directory, in one process with the model already loaded and warm:
+
+- `chunks_per_s`: `AnswerEngine.ingest` of the policy folder (read, chunk, embed the chunks and
+  their sentences, Chroma writes, term statistics);
+- `upload_chunks_per_s`: the same files added through the document library as uploads
+  (conversion, chunk audit, duplicate checks, journal, the same indexing, audit records);
+- `encoder_chunks_per_s`: `SentenceTransformer.encode` alone on exactly the texts ingest embedded
+  for the chunks, with the same batch size: what the CPU can do at best.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from pipeline.config import Config, load_config, set_offline_environment
+
+
+def _bare_encoder(texts: list[str], embed_model) -> float:
+    from pipeline.embedding import load_sentence_model
+
+    model = load_sentence_model(getattr(embed_model, "device", "cpu"))
+    started = time.perf_counter()
+    model.encode(texts, batch_size=embed_model.embed_batch_size, normalize_embeddings=True,
+                 convert_to_numpy=True, show_progress_bar=False)
+    return time.perf_counter() - started
+
+
+def encoder_rate(engine, embed_model) -> dict:
+    """The bare encoder on exactly the texts `engine` embedded for its active chunks, same batch size."""
+    from pipeline.index import embed_text
+
+    texts = [embed_text(n) for n in engine.index.get_nodes(where={"status": "active"})]
+    seconds = _bare_encoder(texts, embed_model)
+    return {"encoder_texts": len(texts), "encoder_seconds": round(seconds, 2),
+            "encoder_chunks_per_s": round(len(texts) / seconds, 1)}
+
+
+def upload_rate(config: Config, embed_model) -> dict:
+    """Every file of the policy folder added through the document library, as an admin's upload."""
+    from governance.audit import AuditLog
+    from governance.identity import Identity
+    from governance.library import DocumentLibrary
+    from pipeline.documents import find_documents
+    from pipeline.engine import AnswerEngine
+
+    engine = AnswerEngine(config, embed_model=embed_model)
+    library = DocumentLibrary(engine, AuditLog(config.audit_path), config)
+    files = [(p.read_bytes(), p.name) for p in find_documents(config.docs_dir)]
+    started = time.perf_counter()
+    prepared = [library.prepare(data, name) for data, name in files]
+    library.add(Identity("local:admin", "admin", "admin"), prepared)
+    seconds = time.perf_counter() - started
+    chunks = sum(len(p.chunks) for p in prepared)
+    return {"upload_chunks": chunks, "upload_seconds": round(seconds, 2),
+            "upload_chunks_per_s": round(chunks / seconds, 1)}
+
+
+def measure_ingest(config: Config, embed_model, work_dir: Path) -> dict:
+    """Folder ingest, library upload and the bare encoder on the same texts (see the module doc)."""
+    from pipeline.engine import AnswerEngine
+
+    embed_model.get_text_embedding_batch(["warm up the encoder", "and its tokenizer"] * 8)
+    engine = AnswerEngine(config.with_home(work_dir / "ingest"), embed_model=embed_model)
+    started = time.perf_counter()
+    report = engine.ingest(config.docs_dir)
+    seconds = time.perf_counter() - started
+    out = {"chunks": report.chunks_added, "seconds": round(seconds, 2),
+           "chunks_per_s": round(report.chunks_added / seconds, 1)}
+    out.update(upload_rate(config.with_home(work_dir / "upload"), embed_model))
+    out.update(encoder_rate(engine, embed_model))
+    out["ingest_vs_encoder"] = round(out["chunks_per_s"] / out["encoder_chunks_per_s"], 2)
+    out["upload_vs_encoder"] = round(out["upload_chunks_per_s"] / out["encoder_chunks_per_s"], 2)
+    out["embed_batch_size"] = embed_model.embed_batch_size
+    return out
+
+
+def main() -> None:
+    set_offline_environment()
+    from pipeline.embedding import MiniLMEmbedding
+
+    work = Path(tempfile.mkdtemp(prefix="warrant-ingest-"))
+    try:
+        print(json.dumps(measure_ingest(load_config(), MiniLMEmbedding(), work), indent=1))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
