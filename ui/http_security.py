@@ -68,7 +68,9 @@ def cross_origin_refusal(request: Request, allowed: tuple[str, ...]) -> str:
 def content_security_policy(frame_ancestors: str) -> str:
     return "; ".join([
         "default-src 'self'",
-        "script-src 'self' 'unsafe-inline'",  # Gradio's page bootstraps with inline scripts
+        # Gradio's page bootstraps with inline scripts, and gr.HTML compiles its template with
+        # Handlebars (new Function): without these two, the header and the sources panel stay empty.
+        "script-src 'self' 'unsafe-inline' 'unsafe-eval'",
         "style-src 'self' 'unsafe-inline'",
         "img-src 'self' data: blob:",  # no remote images: nothing a user writes makes a browser fetch
         "font-src 'self' data:",

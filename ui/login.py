@@ -80,9 +80,11 @@ def add_login_routes(app: FastAPI, service, cookies: SessionCookies, current_ses
 
     @app.middleware("http")
     async def redirect_to_login(request: Request, call_next):
-        session: Session | None = current_session(request)
-        if request.method == "GET" and request.url.path in ("/", "") and session is None:
+        if request.method == "GET" and request.url.path in ("/", "") and current_session(request) is None:
             return RedirectResponse("/login", status_code=303)
+        # Renewal needs only the signature: a revoked session stays revoked (its version is old),
+        # so the accounts file is not read again for every asset and poll.
+        session: Session | None = cookies.session(request.cookies.get(COOKIE_NAME))
         response = await call_next(request)
         renewed = cookies.renewed(session) if session is not None and request.url.path != "/logout" else None
         if renewed and COOKIE_NAME not in response.headers.get("set-cookie", ""):
