@@ -168,7 +168,9 @@ def coverage_of(query: str, evidence_texts: list[str], stats: TermStats) -> tupl
         return 0.0, (focus, *[m for m in missing if m != focus])
     # One specific need left unmet (a stipend, a PhD, a calculator) is what makes a near-miss
     # unanswerable, however many other words match; so the most specific missing need counts twice.
-    return (found / total) * (1.0 - MISSING_KEY_PENALTY * heaviest_missing / heaviest), tuple(missing)
+    # A question of numbers only ("12345", "₹500") has no weighted word: nothing to penalise.
+    penalty = MISSING_KEY_PENALTY * heaviest_missing / heaviest if heaviest else 0.0
+    return (found / total) * (1.0 - penalty), tuple(missing)
 
 
 def _apart(query: str, found_weights: dict[str, float], terms_by_text: list[set[str]]) -> Optional[str]:
