@@ -35,6 +35,10 @@ def main() -> int:
         print(f"[warrant] {exc}", file=sys.stderr, flush=True)
         return 2
     service = WarrantService(config, progress=_progress)
+    for damage in service.damaged:  # found damaged at start: set aside, the last good copy in use
+        print(f"[warrant] WARNING: {damage['path']} was damaged; kept as {damage['moved_to']}; "
+              + (f"restored from {damage['recovered_from']}" if damage["recovered_from"] else "started empty"),
+              file=sys.stderr, flush=True)
     generated = service.ensure_demo_accounts()
     if generated:
         print("[warrant] demo accounts created (shown once; also saved to "
