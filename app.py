@@ -21,19 +21,20 @@ def main() -> int:
     os.umask(0o077)  # everything the app writes (state, index, uploads) is private to its user
     config = load_config()
     print(f"[warrant] state directory: {config.home}", flush=True)
-    print("[warrant] loading the embedding model and the index (the first start builds it) ...", flush=True)
-
-    import uvicorn
-
     from pipeline.chroma_client import IndexInUse, claim_embedded_index
-    from ui.app import build_app
-    from ui.service import WarrantService
 
     try:
         serving_lock = claim_embedded_index(config)  # held until this process exits
     except IndexInUse as exc:
         print(f"[warrant] {exc}", file=sys.stderr, flush=True)
         return 2
+    print("[warrant] loading the embedding model and the index (the first start builds it) ...", flush=True)
+
+    import uvicorn
+
+    from ui.app import build_app
+    from ui.service import WarrantService
+
     service = WarrantService(config, progress=_progress)
     for damage in service.damaged:  # found damaged at start: set aside, the last good copy in use
         print(f"[warrant] WARNING: {damage['path']} was damaged; kept as {damage['moved_to']}; "
