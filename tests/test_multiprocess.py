@@ -17,7 +17,6 @@ import json
 import subprocess
 import sys
 import threading
-import time
 import uuid
 from collections import Counter
 from contextlib import ExitStack
@@ -30,8 +29,6 @@ from scenarios.bench_http import PASSWORD, ask_fn_index, free_port, login_cookie
 from scenarios.chroma_server import running_chroma_server
 from tests.conftest import REPO, subprocess_env
 from tests.ui.server import call
-
-pytestmark = pytest.mark.slow
 
 USERS = ["mp-ada", "mp-ben", "mp-cy"]
 TURNS = 20
@@ -185,7 +182,6 @@ def test_with_the_embedded_index_a_second_process_is_refused_and_one_serves_ever
         env = subprocess_env(home)
         env.update(PORT=str(free_port()), WARRANT_HOST="127.0.0.1", WARRANT_DOCS=str(docs))
         env.pop("WARRANT_CHROMA_URL", None)
-        started = time.monotonic()
         second = subprocess.run([sys.executable, str(REPO / "app.py")], cwd=REPO, env=env, capture_output=True,
                                 text=True, timeout=START_TIMEOUT_S)
         assert second.returncode == 2 and "WARRANT_CHROMA_URL" in second.stderr, second.stderr[-2000:]

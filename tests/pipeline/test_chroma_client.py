@@ -123,3 +123,39 @@ def test_a_second_serving_process_on_an_embedded_index_is_refused(tmp_path: Path
     lock = claim_embedded_index(config)  # released when the holder died
     assert lock is not None and lock.is_locked
     lock.release()
+
+
+def test_the_token_goes_to_the_server_as_a_bearer_header(tmp_path: Path):
+    """A recording HTTP server on loopback stands in for a proxy in front of Chroma."""
+    import json
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    seen: list[str | None] = []
+
+    class Recorder(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # the name http.server dispatches to
+            seen.append(self.headers.get("Authorization"))
+            body = json.dumps({"nanosecond heartbeat": 1}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        config = replace(load_config().with_home(tmp_path), chroma_url=f"http://127.0.0.1:{server.server_port}",
+                         chroma_token="s3cret-token")
+        try:
+            open_chroma(config)
+        except ChromaUnavailable:
+            pass  # the recorder is not a whole Chroma; only the requests it saw matter here
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert seen and all(header == "Bearer s3cret-token" for header in seen), seen
