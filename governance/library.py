@@ -12,7 +12,6 @@ retired document can be restored.
 from __future__ import annotations
 
 import hashlib
-import threading
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -29,6 +28,7 @@ from pipeline.convert import ConversionRefused, convert
 from pipeline.documents import DocumentError, document_from_text
 from pipeline.index import ACTIVE, DEPRECATED, chunk_to_node
 from pipeline.records import Chunk
+from pipeline.storage import lock_for
 
 Progress = Callable[[float, str], None]
 
@@ -109,7 +109,9 @@ class DocumentLibrary:
         self.audit = audit
         self.config = config
         self.journal = CorpusEvolution(engine.index, config.home / "documents_journal.json")
-        self._lock = threading.RLock()
+        # The lock ticket decisions hold, across processes: the app and the command line never
+        # change the corpus at the same time.
+        self._lock = lock_for(config.home / "governance")
         self.recover()
 
     # -- reading -------------------------------------------------------------------------------------

@@ -43,11 +43,13 @@ def rates_plot(data: dict):
         _empty(ax)
         return fig
     totals = [max(1, sum(data["by_day"][d].values())) for d in days]
+    bottom = [0.0] * len(days)
     for decision in _DECISIONS:
         shares = [data["by_day"][d].get(decision, 0) / t for d, t in zip(days, totals)]
         if any(shares):
-            ax.plot(days, shares, marker="o", label=decision)
-    ax.set_ylim(0, 1)
+            ax.bar(days, shares, bottom=bottom, label=decision, width=0.6)
+            bottom = [b + s for b, s in zip(bottom, shares)]
+    ax.set_ylim(0, 1.05)
     ax.legend(fontsize=8)
     ax.tick_params(axis="x", labelrotation=30, labelsize=8)
     fig.tight_layout()
