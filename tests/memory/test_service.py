@@ -101,7 +101,7 @@ def test_hostile_account_ids_map_to_distinct_safe_files_inside_users_dir(memory,
     hostile = Identity(user_id, user_id)
     memory.learn(GRACE, "g", "my advisor is Dr. Menon")
     memory.learn(hostile, "h", "my advisor is Mallory")
-    files = sorted(p.name for p in memory.users_dir.iterdir())
+    files = sorted(p.name for p in memory.users_dir.glob("*.json"))  # beside them: .lock and .bak companions
     assert len(files) == 2
     assert all(p.parent == memory.users_dir for p in memory.users_dir.iterdir())
     assert user_key(hostile) != user_key(GRACE) and len(user_key(hostile)) == 32
@@ -113,7 +113,7 @@ def test_reading_memory_creates_no_file(memory):
     memory.view(ADA)
     memory.answer_about_me(ADA, "who is my advisor?")
     memory.history(ADA, "nope")
-    assert list(memory.users_dir.iterdir()) == []
+    assert [p for p in memory.users_dir.iterdir() if not p.name.endswith(".lock")] == []  # a lock holds no data
 
 
 def test_another_users_session_id_finds_nothing(memory):

@@ -38,7 +38,7 @@ def free_port() -> int:
 
 
 @contextmanager
-def running_app(timeout_s: float = 300.0, extra_env: dict[str, str] | None = None) -> Iterator[tuple[str, Path]]:
+def running_app(timeout_s: float = 600.0, extra_env: dict[str, str] | None = None) -> Iterator[tuple[str, Path]]:
     """Yield (base URL, state directory) of a fresh app on a free port; stop it and clean up after.
     `extra_env`: more settings for the app (e.g. WARRANT_LLM_* pointing at a fake server)."""
     root = Path(tempfile.mkdtemp(prefix="warrant-app-"))
