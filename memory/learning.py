@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from pipeline.text import first_named
+
 PREFERENCE_KEYS = ("length", "format", "show_quotes", "programme", "year", "department")
 PREFERENCE_CHOICES = {
     "length": ("brief", "standard", "detailed"),
@@ -55,12 +57,6 @@ _PREFERENCE_PATTERNS: list[tuple[re.Pattern, str, object, str]] = [
      "show_quotes", True, "Noted: I'll show quotes from the sources."),
 ]
 
-_PROGRAMMES = [
-    (re.compile(r"\bb\.?\s?tech\b", re.I), "B.Tech"),
-    (re.compile(r"\bm\.?\s?tech\b", re.I), "M.Tech"),
-    (re.compile(r"\bmca\b", re.I), "MCA"),
-    (re.compile(r"\bph\.?\s?d\b", re.I), "PhD"),
-]
 _YEAR_WORDS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4,
                "final": 4, "fifth": 5, "5th": 5}
 _YEAR = re.compile(r"\b(first|1st|second|2nd|third|3rd|fourth|4th|fifth|5th|final)[- ]year\b|\bin (my )?year ([1-5])\b", re.I)
@@ -153,10 +149,10 @@ def _learn_sentence(sentence: str) -> list[Learned]:
 
 def _profile(sentence: str) -> list[Learned]:
     found: list[Learned] = []
-    for pattern, name in _PROGRAMMES:
-        if pattern.search(sentence):
-            found.append(Learned("preference", "programme", name, f"Noted: your programme is {name}."))
-            break
+    programme = first_named(sentence, "programmes")  # the corpus glossary's programmes
+    if programme:
+        name = programme[0]
+        found.append(Learned("preference", "programme", name, f"Noted: your programme is {name}."))
     year = _YEAR.search(sentence)
     if year:
         n = _YEAR_WORDS[year.group(1).lower()] if year.group(1) else int(year.group(3))

@@ -6,8 +6,8 @@ well although the thing it asks for is not there. Five question forms name that 
 
 - a question about money (fee, cost, payment, stipend) needs evidence that mentions money;
 - "how many X", "which X", "what X do/does/is…" need X (the head noun) in the evidence;
-- "for PhD students", "for an audit course", "as an MCA student" restrict the answer to a group
-  or kind that the evidence must name;
+- "for part-time students", "for an audit course", "as an exchange student" restrict the answer
+  to a group or kind that the evidence must name;
 - "… if the ERP portal goes down" sets a situation; when two or more of its words are absent from
   the evidence, the policy does not speak to that situation (one absent word is often a paraphrase);
 - a yes/no question ("Can the viva be conducted online?") asks whether one specific thing holds;
@@ -24,22 +24,18 @@ import re
 from typing import Optional
 
 from pipeline.text import (
-    GENERIC_TERMS,
     STOPWORDS,
     canonical_terms,
     canonical_terms_with_surface,
+    is_generic,
     is_number,
+    money_terms,
+    money_words,
     quantities,
     split_sentences,
     tokens,
 )
 from pipeline.word_rarity import specificity
-
-_MONEY_WORDS = frozenset(
-    "fee fees cost costs charge charges charged pay paid payment payments stipend stipends "
-    "price money rupees remuneration honorarium".split()
-)
-_MONEY_TERMS = frozenset({"fee", "stipend", "honorarium", "remuneration", "rupee", "money"})
 
 # Heads that name an answer type rather than a thing ("what time", "how many times"): any
 # evidence can state them, so they are not checked.
@@ -72,7 +68,7 @@ def _head_noun(question: str) -> Optional[str]:
 
 
 def _qualifiers(question: str) -> list[str]:
-    """Words that restrict the question to a group or kind: 'phd' in 'for PhD students'.
+    """Words that restrict the question to a group or kind: 'part-time' in 'for part-time students'.
     'for my remaining courses' restricts nothing: a phrase with a stop word is skipped."""
     out = []
     for match in _QUALIFIER.finditer(question):
@@ -91,11 +87,12 @@ _CONDITION_MIN_ABSENT = 2
 def _unmet_condition(question: str, evidence_terms: set[str]) -> Optional[str]:
     """The words of an if-clause the evidence lacks, when there are enough of them to matter."""
     for match in _CONDITION.finditer(question):
-        words = [t for t in canonical_terms(match.group(1))
-                 if not is_number(t) and t not in _CONTRACTION_STEMS]
-        absent = [t for t in dict.fromkeys(words) if t not in evidence_terms]
+        absent: dict[str, str] = {}  # term -> the word as written, which is what the user is shown
+        for term, surface in canonical_terms_with_surface(match.group(1)):
+            if not (is_number(term) or term in _CONTRACTION_STEMS or term in evidence_terms):
+                absent.setdefault(term, surface)
         if len(absent) >= _CONDITION_MIN_ABSENT:
-            return " ".join(absent)
+            return " ".join(absent.values())
     return None
 
 
@@ -140,11 +137,12 @@ def unmet_focus_in(question: str, evidence_terms: set[str], evidence_quantities:
     """`unmet_focus` for evidence already reduced to its canonical terms and quantities."""
     low = question.lower()
     words = set(tokens(low))
-    has_money = any(q.startswith("rs:") for q in evidence_quantities)
-    if words & _MONEY_WORDS and not (has_money or evidence_terms & _MONEY_TERMS):
-        return sorted(words & _MONEY_WORDS)[0]
+    has_money = any(q.startswith("money:") for q in evidence_quantities)
+    asked = words & money_words()
+    if asked and not (has_money or evidence_terms & money_terms()):
+        return sorted(asked)[0]
     head = _head_noun(low)
-    if head and head not in _TYPE_HEADS and not set(canonical_terms(head)) <= GENERIC_TERMS:
+    if head and head not in _TYPE_HEADS and not all(is_generic(t) for t in canonical_terms(head)):
         if not _present(head, evidence_terms):
             return head
     for word in _qualifiers(low):

@@ -64,7 +64,7 @@ class TracedQueryEncoder:
         self._graph = graph
 
     @classmethod
-    def build(cls, model: Any, probe: str = "What is the revaluation fee for one course?") -> "TracedQueryEncoder | None":
+    def build(cls, model: Any, probe: str = "What is the late fee for one course?") -> "TracedQueryEncoder | None":
         import numpy as np
         import torch
 

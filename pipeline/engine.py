@@ -17,6 +17,7 @@ from typing import Callable
 import numpy as np
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
+from pipeline import glossary
 from pipeline.chroma_client import open_chroma
 from pipeline.config import Config
 from pipeline.generate import build_generator
@@ -74,6 +75,7 @@ class AnswerEngine:
 
             embed_model = MiniLMEmbedding()
         self.config = config
+        glossary.use(glossary.Glossary.load(config.docs_dir))  # the documents' own words, or none
         self.embed_model = embed_model
         if index is None:
             index = ChunkIndex(config.chroma_dir, embed_model, client=open_chroma(config),

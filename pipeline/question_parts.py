@@ -5,12 +5,13 @@ words wins every answer slot and the other part goes unanswered. Split such a me
 parts so each can bring its own evidence and its own best sentence to the answer.
 
 Each part is searched with the question's scene-setting words ("If I add a course during the
-add/drop period, …", "I'm an MCA student with 70% attendance. …"), because they condition the
+add/drop period, …", "I'm a part-time student with 70% attendance. …"), because they condition the
 answer: without them "from when is my attendance counted" finds the general attendance rule.
 Its answer sentence is ranked on the part's own words when they stand alone, because the
 scene-setting words would rank the other part's sentence first again; a part that is short or
 refers back ("how much will it cost me?") keeps its context there too, and a programme named in
-the context goes with every part, because the rules differ by programme.
+the context (one of the glossary's `named_groups.programmes`) goes with every part, because the
+rules differ by programme.
 """
 
 from __future__ import annotations
@@ -18,16 +19,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pipeline.text import canonical_terms, split_sentences
+from pipeline.text import canonical_terms, first_named, split_sentences
 
 # "…, and how many…", "… and when is…", "…, and if not, how long…": a conjunction that starts a
-# new question, not one that joins two nouns ("add and drop", "photocopy and a revaluation").
+# new question, not one that joins two nouns ("add and drop", "photocopy and a transcript").
 _QUESTION_WORDS = r"(?:how|what|when|where|which|who|whom|why|can|could|do|does|did|is|are|will|would|should|may|must|if)"
 _JOIN = re.compile(rf",?\s+and\s+(?={_QUESTION_WORDS}\b)", re.I)
-# "As a B.Tech student, when…", "If I withdraw from a course, what…": a lead-in before the first
+# "As a part-time student, when…", "If I withdraw from a course, what…": a lead-in before the first
 # comma that sets the scene for every part, not only the first.
 _LEAD_IN = re.compile(r"^((?:as|for|if|in|after|once|since|while)\b[^,?]{3,80}),\s*", re.I)
-_PROGRAMME = re.compile(r"\b(b\.?\s?tech|m\.?\s?tech|mca|ph\.?d)\b", re.I)
 _STANDS_ALONE = 2  # content words a part needs to be ranked on without its context
 _REFERS_BACK = re.compile(r"\b(it|its|them|they|their|this|that|these|those)\b", re.I)
 
@@ -57,7 +57,7 @@ def question_parts(question: str) -> list[QuestionPart]:
         clauses[0] = clauses[0][lead.end():]
     if any(not canonical_terms(c) for c in clauses):
         return []
-    programme = _PROGRAMME.search(context)
+    programme = first_named(context, "programmes")
     parts = []
     for clause in clauses:
         search = f"{context} {clause}".strip()
@@ -66,7 +66,7 @@ def question_parts(question: str) -> list[QuestionPart]:
         focus = clause
         if len(canonical_terms(clause)) < _STANDS_ALONE or _REFERS_BACK.search(clause):
             focus = search
-        elif programme and not _PROGRAMME.search(clause):
-            focus = f"{programme.group(0)}: {clause}"
+        elif programme and not first_named(clause, "programmes"):
+            focus = f"{programme[1]}: {clause}"
         parts.append(QuestionPart(search=search, focus=focus))
     return parts

@@ -3,8 +3,8 @@
 "what about labs?" or "and the fee for that?" retrieve nothing useful on their own. We rewrite
 them from the user's previous question in the same session, by rule, not by a model: either
 substitute the previous topic for a pronoun ("that", "it"), or pair the new focus with the previous
-question's last subject ("what about M.Tech?" after "pass mark for B.Tech students?" → "pass mark
-for M.Tech?"). The rewrite only changes
+question's last subject ("what about postgraduates?" after "pass mark for undergraduate students?"
+→ "pass mark for postgraduates?"). The rewrite only changes
 what is *retrieved*; the answer still has to pass the support gate on its own evidence.
 """
 
@@ -23,7 +23,7 @@ these those they them their what which who whom when where why how there here no
 get apply applying want need much many long also any some more than then so just again same
 """.split())
 _MAX_FOLLOWUP_WORDS = 9
-# "In how many courses can I apply for revaluation?" opens like "in M.Tech?" but asks a whole
+# "In how many courses can I apply for a re-mark?" opens like "in year 2?" but asks a whole
 # question of its own: a question word and two subject words after "in"/"for" make it complete.
 _PREPOSITION_START = re.compile(r"^\s*(for|in)\b", re.I)
 _QUESTION_WORD = re.compile(r"\b(how|what|when|which|who|whom|where|why|can|could|do|does|is|are|will|may|must)\b", re.I)
@@ -49,7 +49,7 @@ def needs_rewrite(question: str) -> bool:
 
 
 def topic_of(question: str) -> str:
-    """The previous question's subject words, in order ("How do I apply for revaluation?" → "revaluation")."""
+    """The previous question's subject words, in order ("How do I apply for a transcript?" → "transcript")."""
     return " ".join(dict.fromkeys(_content(question)))
 
 
@@ -79,8 +79,8 @@ def rewrite_followup(question: str, history: list[str]) -> str:
 def _replace_last_subject(previous: str, focus: str) -> str:
     """Swap the previous question's last run of content words for the new focus.
 
-    "what about X?" contrasts X with what was last asked about: "pass mark for B.Tech students"
-    + "what about M.Tech?" → "pass mark for M.Tech". Falls back to pairing when nothing matches.
+    "what about X?" contrasts X with what was last asked about: "pass mark for undergraduate students"
+    + "what about postgraduates?" → "pass mark for postgraduates". Falls back to pairing when nothing matches.
     """
     words = previous.split()
     is_content = [bool(_content(w)) for w in words]

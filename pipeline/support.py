@@ -19,24 +19,23 @@ from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import NodeWithScore, QueryBundle
 from pydantic import Field, PrivateAttr
 
+from pipeline import glossary
 from pipeline.answer_type import unmet_focus_in
 from pipeline.question_parts import question_parts
 from pipeline.records import SupportScore
 from pipeline.term_stats import TermStats
 from pipeline.text import (
-    GENERIC_TERMS,
     canonical_terms,
     canonical_terms_with_surface,
     has_negation,
+    is_currency,
+    is_generic,
     is_number,
+    named_in,
     quantities,
     split_sentences,
 )
 from pipeline.word_rarity import specificity
-
-# Programme and role names: two statements naming different ones are about different things.
-_NAMED = ("b.tech", "m.tech", "mca", "phd", "hod", "faculty", "student", "ug", "pg")
-
 
 def chroma_cosine(score: Optional[float]) -> float:
     """Chroma returns exp(-distance); with cosine space that is exp(cos - 1)."""
@@ -73,13 +72,18 @@ class _Statement:
 
 @functools.lru_cache(maxsize=32768)  # evidence chunks recur across questions
 def _statement(sentence: str) -> _Statement:
-    low = sentence.lower()
     amounts: dict[str, set[str]] = {}
     for q in quantities(sentence):
         if not q.startswith("n:"):
             amounts.setdefault(q.split(":")[0], set()).add(q)
-    terms = frozenset(t for t in canonical_terms(sentence) if not any(ch.isdigit() for ch in t) and t != "rs")
-    return _Statement(terms, frozenset(n for n in _NAMED if n in low), amounts, has_negation(sentence))
+    terms = frozenset(t for t in canonical_terms(sentence)
+                      if not any(ch.isdigit() for ch in t) and not is_currency(t))
+    # programme and role names (the glossary's named_groups): two statements naming different
+    # ones are about different things
+    return _Statement(terms, named_in(sentence), amounts, has_negation(sentence))
+
+
+glossary.on_change(_statement.cache_clear)  # its terms and names come from the glossary in use
 
 
 def _statement_conflicts(a: _Statement, b: _Statement) -> bool:
@@ -117,7 +121,7 @@ MISSING_KEY_PENALTY = 0.5
 def term_weight(term: str, surface: str, stats: TermStats) -> float:
     """How much a query term says: corpus idf times its specificity in general English."""
     weight = stats.idf(term) * specificity(surface)
-    return weight * (0.5 if term in GENERIC_TERMS else 1.0)
+    return weight * (0.5 if is_generic(term) else 1.0)
 
 
 def coverage_of(query: str, evidence_texts: list[str], stats: TermStats) -> tuple[float, tuple[str, ...]]:
@@ -166,7 +170,7 @@ def coverage_of(query: str, evidence_texts: list[str], stats: TermStats) -> tupl
     if focus is not None:
         # The one thing the question asks for is not in the evidence: nothing asked is covered.
         return 0.0, (focus, *[m for m in missing if m != focus])
-    # One specific need left unmet (a stipend, a PhD, a calculator) is what makes a near-miss
+    # One specific need left unmet (a stipend, a degree, a calculator) is what makes a near-miss
     # unanswerable, however many other words match; so the most specific missing need counts twice.
     # A question of numbers only ("12345", "₹500") has no weighted word: nothing to penalise.
     penalty = MISSING_KEY_PENALTY * heaviest_missing / heaviest if heaviest else 0.0
@@ -279,11 +283,11 @@ class SupportPostprocessor(BaseNodePostprocessor):
         """A short query that fits chunks of two or more documents equally well.
 
         Each candidate must contain every specific term of the query: then the query gives no
-        way to choose between them ("What is the fee?"), while "What is the revaluation fee?"
+        way to choose between them ("What is the fee?"), while "What is the late fee?"
         does.
         """
         terms, numbers = query_needs(query)
-        specific = [t for t in terms if t not in GENERIC_TERMS]
+        specific = [t for t in terms if not is_generic(t)]
         if numbers or not specific or len(specific) > self.clarify_max_terms or not nodes:
             return False
         best = nodes[0].score or 0.0

@@ -9,7 +9,7 @@ from llama_index.core.schema import NodeWithScore
 
 from pipeline.records import AnswerStyle, Citation
 from pipeline.term_stats import TermStats
-from pipeline.text import GENERIC_TERMS, canonical_terms, quantities, split_sentences
+from pipeline.text import canonical_terms, first_named, is_generic, named_in, quantities, split_sentences
 
 # What kind of number a question asks for, so the sentence that holds that kind ranks first.
 # "Until when" asks for a point in time (week 2, a month), "how long" for a span (within 7 days).
@@ -18,7 +18,7 @@ _WANTED_UNITS = (
      ("day", "week", "month", "year", "hour")),
     (re.compile(r"\b(when|by when|until when|deadline|last (day|date|week)|up to which week|which week)\b", re.I),
      ("week#", "month", "semester")),
-    (re.compile(r"\b(how much|fee|cost|charge|price|pay)\b", re.I), ("rs",)),
+    (re.compile(r"\b(how much|fee|cost|charge|price|pay)\b", re.I), ("money",)),
     (re.compile(r"\b(percentage|percent|%|share|weight|weightage)\b", re.I), ("pct",)),
     (re.compile(r"\bhow many\b", re.I), ("credit", "mark", "student", "course", "n", "attempt", "member", "withdrawal")),
 )
@@ -26,12 +26,9 @@ _SENTENCES_FOR_LENGTH = {"brief": 2, "standard": 3, "detailed": 6}
 # Share of a sentence's score that comes from its embedding similarity to the question (the rest
 # is weighted word overlap and the unit it holds); chosen on the dev split.
 SEMANTIC_WEIGHT = 0.4
-_PROGRAMME_ALIASES = {
-    "b.tech": ("b.tech", "btech", "b tech", "undergraduate"),
-    "m.tech": ("m.tech", "mtech", "m tech"),
-    "mca": ("mca",),
-    "phd": ("phd", "ph.d", "doctoral"),
-}
+# The glossary's programmes (pipeline.glossary, `named_groups.programmes`): rules that differ by
+# programme are ordered by the one the user is in.
+_PROGRAMMES = "programmes"
 
 
 @dataclass(frozen=True)
@@ -54,16 +51,13 @@ def _without_repeats(candidates: list) -> list:
 
 
 def programme_key(programme: str) -> str:
-    low = programme.lower()
-    for key, aliases in _PROGRAMME_ALIASES.items():
-        if any(a in low for a in aliases):
-            return key
-    return ""
+    """The glossary's name for the programme that `programme` mentions first, or ""."""
+    found = first_named(programme, _PROGRAMMES)
+    return found[0] if found else ""
 
 
 def _mentions_programme(sentence: str, key: str) -> bool:
-    low = sentence.lower()
-    return bool(key) and any(a in low for a in _PROGRAMME_ALIASES[key])
+    return bool(key) and key in named_in(sentence, _PROGRAMMES)
 
 
 class ExtractiveSynthesizer:
@@ -88,7 +82,7 @@ class ExtractiveSynthesizer:
         return score
 
     def _weight(self, term: str) -> float:
-        return self._stats.idf(term) * (0.4 if term in GENERIC_TERMS else 1.0)
+        return self._stats.idf(term) * (0.4 if is_generic(term) else 1.0)
 
     def _candidates(self, query: str, evidence: list[NodeWithScore],
                     similarity: dict[str, list[float]]) -> list[tuple[float, int, int, str, str]]:

@@ -15,9 +15,10 @@ import os
 import tempfile
 import threading
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
+from pipeline import glossary
 from pipeline import text as _text
 from pipeline.text import canonical_terms
 
@@ -25,8 +26,10 @@ FORMAT = 1
 
 
 def analyzer_version() -> str:
-    """A digest of the tokenizer's source: counts made by another version of it are not reused."""
-    return hashlib.sha256(inspect.getsource(_text).encode("utf-8")).hexdigest()[:16]
+    """A digest of the tokenizer's source and the glossary in use: counts made by another version
+    of either are not reused."""
+    source = inspect.getsource(_text) + glossary.active().fingerprint()
+    return hashlib.sha256(source.encode("utf-8")).hexdigest()[:16]
 
 
 class TermStats:

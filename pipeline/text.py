@@ -1,8 +1,13 @@
 """Lexical helpers shared by the support score, the synthesiser and the verifier.
 
-Deliberately simple and deterministic: lower-cased word tokens, a small stop list, a light
-suffix stemmer, and number/quantity extraction that keeps the unit ("Rs. 500", "7 days",
-"week 2", "40%") because units are what make two numbers comparable.
+Deliberately simple and deterministic: lower-cased word tokens, a small stop list, the Snowball
+English stemmer, and number/quantity extraction that keeps the unit ("$500", "7 days", "week 2",
+"40%") because units are what make two numbers comparable.
+
+Everything that belongs to one organisation's corpus — its synonyms, its too-common words, the
+names of its programmes and roles, how it writes money — comes from the active glossary
+(pipeline.glossary); the tables built from it here are rebuilt when another glossary comes
+into use.
 """
 
 from __future__ import annotations
@@ -10,10 +15,16 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from dataclasses import dataclass
+
+import snowballstemmer
+
+from pipeline import glossary as _glossary
 
 _WORD = re.compile(r"[a-z0-9]+(?:[.\-][a-z0-9]+)*")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'])")
-_ABBREV_END = re.compile(r"\b(?:Rs|Dr|Mr|Ms|Mrs|Prof|No|e\.g|i\.e|etc|vs|St|Sec)\.$")
+# English abbreviations whose full stop does not end a sentence; a glossary adds its own ("Rs").
+_ABBREVIATIONS = ("Dr", "Mr", "Ms", "Mrs", "Prof", "No", r"e\.g", r"i\.e", "etc", "vs", "St", "Sec")
 
 STOPWORDS = frozenset(
     """a about above after again against all also am an and any are as at be because been before
@@ -31,11 +42,15 @@ STOPWORDS = frozenset(
     anything everything nothing kind sort bit also already even much""".split()
 )
 
-# Words so common in this kind of corpus that they say little about what is being asked.
-GENERIC_TERMS = frozenset(
-    """student students policy policies institute university rule rules section course courses
-    semester hit halden""".split()
+# Words any policy corpus uses too often to tell its sections apart; a glossary adds its own.
+_GENERIC_WORDS = ("policy", "policies", "rule", "rules", "section")
+# General English words that ask about money; a glossary adds its own and its currency words.
+MONEY_WORDS = frozenset(
+    "fee fees cost costs charge charges charged pay paid payment payments stipend stipends "
+    "price money remuneration honorarium".split()
 )
+_MONEY_NOUNS = ("fee", "stipend", "honorarium", "remuneration", "money")
+_CURRENCY_SIGNS = ("$",)
 
 _NEGATIONS = frozenset({"not", "no", "never", "cannot", "can't", "nor", "without", "neither", "none"})
 
@@ -45,7 +60,7 @@ def normalise_text(text: str) -> str:
     text = unicodedata.normalize("NFKC", text)
     text = (
         text.replace("\u2018", "'").replace("\u2019", "'").replace("\u201c", '"').replace("\u201d", '"')
-        .replace("\u2013", "-").replace("\u2014", " - ").replace("\u20b9", "Rs. ").replace("\u00a0", " ")
+        .replace("\u2013", "-").replace("\u2014", " - ").replace("\u00a0", " ")
     )
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = re.sub(r"[ \t]+", " ", text)
@@ -53,24 +68,18 @@ def normalise_text(text: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", text).strip()
 
 
+_STEMMER = snowballstemmer.stemmer("english")
+
+
 @functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """A light suffix stripper: enough to match fee/fees, register/registration/registered."""
+    """Snowball (Porter2) English stem of a lower-case word: fee/fees, register/registered.
+
+    Words of three letters or fewer and words with digits, dots or hyphens ("covid-19", "cut-off")
+    are kept as they are: they are codes or compounds, not inflected English."""
     if len(word) <= 3 or not word.isalpha():
         return word
-    for suffix, min_len in (
-        ("ations", 4), ("ation", 4), ("ments", 4), ("ment", 4), ("ings", 4), ("ing", 4),
-        ("ities", 4), ("ity", 4), ("ies", 3), ("ied", 3), ("ness", 4), ("ers", 4), ("er", 4),
-        ("ed", 4), ("es", 4), ("s", 3),
-    ):
-        if word.endswith(suffix) and len(word) - len(suffix) >= min_len:
-            base = word[: -len(suffix)]
-            if suffix in ("ies", "ied", "ities", "ity") :
-                base += "y" if suffix in ("ies", "ied") else ""
-            if suffix == "s" and base.endswith("s"):
-                return word
-            return base
-    return word
+    return _STEMMER.stemWord(word)
 
 
 def tokens(text: str) -> list[str]:
@@ -105,36 +114,162 @@ def term_set(text: str) -> set[str]:
     return set(content_terms(text))
 
 
-_NUMBER = re.compile(
-    r"(?P<cur>rs\.?\s*)?(?P<num>\d+(?:,\d{3})*(?:\.\d+)?)\s*(?P<unit>%|percent|per cent|"
-    r"(?:calendar |working |instructional )?(?:days?|weeks?|months?|years?|hours?|credits?|marks?|"
-    r"students?|members?|pages?|words?|attempts?|times|semesters?|courses?|withdrawals?))?",
-    re.IGNORECASE,
-)
+# -- the active glossary, compiled -------------------------------------------------------------
+
+_UNITS = (r"%|percent|per cent|(?:calendar |working |instructional )?(?:days?|weeks?|months?|years?|"
+          r"hours?|credits?|marks?|students?|members?|pages?|words?|attempts?|times|semesters?|courses?|"
+          r"withdrawals?)")
+
+
+def _alias_pattern(alias: str) -> str:
+    """An alias as a regex: a dot may be left out or followed by a space ("m.sc", "msc", "m. sc")."""
+    parts = [re.escape(p) for p in alias.rstrip(".").split(".")]
+    return r"\.?\s?".join(parts).replace(r"\ ", r"\s+") + (r"\.?" if alias.endswith(".") else "")
+
+
+@dataclass(frozen=True)
+class _Lexicon:
+    """Tables built from one glossary: stems, patterns and sets that the functions below read."""
+
+    synonyms: dict[str, str]  # stem of a variant → stem of its canonical word
+    generic: frozenset[str]  # canonical terms
+    currency_terms: frozenset[str]  # canonical terms of alphabetic currency words ("rs", "rupe")
+    currency_after: frozenset[str]  # currency words that may follow the amount ("500 euros")
+    money_words: frozenset[str]  # surface words that ask about money
+    money_terms: frozenset[str]  # canonical terms that show evidence speaks of money
+    number: re.Pattern[str]
+    abbreviation_end: re.Pattern[str]
+    named: dict[str, dict[str, re.Pattern[str]]]  # kind → name → pattern of its aliases
+
+
+def _synonym_table(glossary: _glossary.Glossary) -> dict[str, str]:
+    table: dict[str, str] = {}
+    owner: dict[str, str] = {}
+    for canonical, variants in glossary.synonyms.items():
+        target = stem(canonical)
+        for variant in variants:
+            key = stem(variant)
+            if key == target:
+                continue
+            if table.setdefault(key, target) != target:
+                raise _glossary.GlossaryError(
+                    f"{glossary.source or 'glossary'}: synonyms: {variant!r} (under {canonical!r}) and "
+                    f"{owner[key]!r} stem alike ({key!r}) but are listed under different words")
+            owner.setdefault(key, variant)
+    return table
+
+
+def _build_lexicon(glossary: _glossary.Glossary) -> _Lexicon:
+    synonyms = _synonym_table(glossary)
+
+    def canonical(word: str) -> set[str]:
+        return {synonyms.get(t, t) for t in content_terms(word)}
+
+    currency_words = [c.lower() for c in glossary.currency if c.replace(".", "").isalpha()]
+    currency = sorted({c.lower() for c in (*_CURRENCY_SIGNS, *glossary.currency)}, key=len, reverse=True)
+    prefix = "|".join(re.escape(c) for c in currency)
+    suffix = "|".join(re.escape(c) for c in sorted(currency_words, key=len, reverse=True))
+    unit = f"{suffix}|{_UNITS}" if suffix else _UNITS
+    number = re.compile(rf"(?P<cur>(?:{prefix})\.?\s*)?(?P<num>\d+(?:,\d{{3}})*(?:\.\d+)?)\s*(?P<unit>{unit})?",
+                        re.IGNORECASE)
+    abbreviations = "|".join((*_ABBREVIATIONS, *(re.escape(a.rstrip(".")) for a in glossary.abbreviations)))
+    named = {
+        kind: {name: re.compile(r"(?<!\w)(?:" + "|".join(_alias_pattern(a) for a in aliases) + r")s?(?!\w)", re.I)
+               for name, aliases in names.items()}
+        for kind, names in glossary.named_groups.items()
+    }
+    currency_terms = set().union(*(canonical(c) for c in currency_words)) if currency_words else set()
+    money_terms = set().union(*(canonical(w) for w in (*_MONEY_NOUNS, *glossary.money_words)))
+    return _Lexicon(
+        synonyms=synonyms,
+        generic=frozenset(set().union(*(canonical(w) for w in (*_GENERIC_WORDS, *glossary.generic_terms)))),
+        currency_terms=frozenset(currency_terms),
+        currency_after=frozenset(currency_words),
+        money_words=MONEY_WORDS | frozenset(glossary.money_words) | frozenset(currency_words),
+        money_terms=frozenset(money_terms | currency_terms),
+        number=number,
+        abbreviation_end=re.compile(rf"\b(?:{abbreviations})\.$"),
+        named=named,
+    )
+
+
+def check_glossary(glossary: _glossary.Glossary) -> None:
+    """Raise GlossaryError when the glossary's words cannot be stemmed into one table (two
+    canonical words whose variants stem alike)."""
+    _build_lexicon(glossary)
+
+
+@functools.lru_cache(maxsize=1)
+def _lexicon() -> _Lexicon:
+    return _build_lexicon(_glossary.active())
+
+
+_glossary.on_change(_lexicon.cache_clear)
+
+
+def is_generic(term: str) -> bool:
+    """A canonical term too common in the corpus to say what is being asked ("policy", "student")."""
+    return term in _lexicon().generic
+
+
+def is_currency(term: str) -> bool:
+    """A canonical term that only says an amount is money ("eur" in "EUR 500")."""
+    return term in _lexicon().currency_terms
+
+
+def money_words() -> frozenset[str]:
+    """Words (as written) that make a question ask about money."""
+    return _lexicon().money_words
+
+
+def money_terms() -> frozenset[str]:
+    """Canonical terms that show a text speaks of money (fee, stipend, the corpus's currency words)."""
+    return _lexicon().money_terms
+
+
+def named_in(text: str, kind: str | None = None) -> frozenset[str]:
+    """The glossary's named groups (of `kind`, or of every kind) that `text` mentions."""
+    groups = _lexicon().named
+    kinds = [kind] if kind is not None else list(groups)
+    return frozenset(name for k in kinds for name, pattern in groups.get(k, {}).items() if pattern.search(text))
+
+
+def first_named(text: str, kind: str) -> tuple[str, str] | None:
+    """(name, the words as written) of the first group of `kind` that `text` mentions, or None."""
+    found = [(m.start(), name, m.group(0)) for name, pattern in _lexicon().named.get(kind, {}).items()
+             for m in [pattern.search(text)] if m]
+    if not found:
+        return None
+    _, name, written = min(found)
+    return name, written
+
+
 _WEEK_NUMBER = re.compile(r"\bweeks?\s+(\d+)(?:\s*(?:-|to|and)\s*(\d+))?", re.IGNORECASE)
 
 
 def quantities(text: str) -> set[str]:
-    """Numbers with their kind, e.g. {"rs:500", "pct:40", "day:7", "week#:2"}; bare numbers as "n:5"."""
+    """Numbers with their kind, e.g. {"money:500", "pct:40", "day:7", "week#:2"}; bare numbers as "n:5"."""
     found: set[str] = set()
     low = text.lower()
+    lexicon = _lexicon()
     for m in _WEEK_NUMBER.finditer(low):
         found.add(f"week#:{m.group(1)}")
         if m.group(2):
             found.add(f"week#:{m.group(2)}")
-    for m in _NUMBER.finditer(low):
+    for m in lexicon.number.finditer(low):
         num = m.group("num").replace(",", "")
         if re.fullmatch(r"\d+\.\d+", num) and not m.group("cur") and not m.group("unit"):
             continue  # section numbers such as 4.2
         start = m.start("num")
         if start > 0 and low[start - 1] in "0123456789.":
             continue
-        if m.group("cur"):
-            found.add(f"rs:{num}")
-        elif m.group("unit"):
-            unit = m.group("unit").split()[-1].rstrip("s")
-            unit = "pct" if unit in ("%", "percent", "cent") else unit
-            found.add(f"{unit}:{num}")
+        unit = m.group("unit")
+        if m.group("cur") or (unit and unit in lexicon.currency_after):
+            found.add(f"money:{num}")
+        elif unit:
+            kind = unit.split()[-1].rstrip("s")
+            kind = "pct" if kind in ("%", "percent", "cent") else kind
+            found.add(f"{kind}:{num}")
         else:
             found.add(f"n:{num}")
     return found
@@ -152,6 +287,7 @@ def has_negation(text: str) -> bool:
 
 def split_sentences(text: str) -> list[str]:
     """Sentences of a chunk; list items and lines ending without a stop become their own sentence."""
+    abbreviation_end = _lexicon().abbreviation_end
     sentences: list[str] = []
     for block in re.split(r"\n\s*\n|\n(?=\s*(?:[-*+]|\d+[.)])\s)", text):
         block = " ".join(line.strip() for line in block.strip().splitlines())
@@ -161,7 +297,7 @@ def split_sentences(text: str) -> list[str]:
         pieces = _SENTENCE_END.split(block)
         merged: list[str] = []
         for piece in pieces:
-            if merged and _ABBREV_END.search(merged[-1]):
+            if merged and abbreviation_end.search(merged[-1]):
                 merged[-1] = f"{merged[-1]} {piece}"
             else:
                 merged.append(piece)
@@ -174,43 +310,19 @@ def slugify(text: str, max_len: int = 60) -> str:
     return slug[:max_len].strip("-") or "section"
 
 
-# Domain synonyms, applied after stemming, so that paraphrases meet the policy's own words.
-SYNONYMS = {
-    "cost": "fee", "charge": "fee", "price": "fee", "pay": "fee", "payment": "fee", "paid": "fee",
-    "recheck": "revalu", "rechecking": "revalu", "re-evaluation": "revalu", "reevaluation": "revalu",
-    "remark": "revalu", "re-check": "revalu", "revaluat": "revalu", "reassess": "revalu",
-    "due": "deadline", "cutoff": "deadline", "cut-off": "deadline", "lastdate": "deadline",
-    "mentor": "advisor", "adviser": "advisor", "advise": "advisor", "advis": "advisor",
-    "lab": "laboratory", "labs": "laboratory", "practical": "laboratory",
-    "internal": "internal", "intern": "internship",
-    "exam": "examination", "examin": "examination", "exams": "examination",
-    "mark": "mark", "score": "mark", "grade": "grade",
-    "drop": "drop", "withdraw": "withdrawal", "withdrawn": "withdrawal",
-    "hod": "hod", "head": "hod",
-    "sem": "semester", "end-sem": "end-semester", "endsem": "end-semester", "mid-sem": "mid-semester",
-    "sick": "medical", "ill": "medical", "illness": "medical", "hospital": "medical",
-    "hospitalis": "medical", "hospitaliz": "medical",
-    "mistake": "error", "glitch": "error", "wrong": "error", "incorrect": "error",
-    "sheet": "script", "paper": "script",
-    "copy": "photocopy", "scann": "photocopy", "scan": "photocopy",
-    "hand": "submit", "upload": "submit", "submission": "submit",
-    "lose": "penalty", "deduct": "penalty", "deduction": "penalty", "fine": "penalty",
-    "switch": "change", "swap": "change", "transfer": "change",
-    "submitt": "submit", "result": "outcome", "e-mail": "email",
-}
-
-
 def canonical_terms(text: str) -> list[str]:
-    """Content terms with domain synonyms folded together."""
-    return [SYNONYMS.get(t, t) for t in content_terms(text)]
+    """Content terms with the glossary's synonyms folded together."""
+    synonyms = _lexicon().synonyms
+    return [synonyms.get(t, t) for t in content_terms(text)]
 
 
 def canonical_terms_with_surface(text: str) -> list[tuple[str, str]]:
     """(canonical term, the word as written) for each content word, in order."""
+    synonyms = _lexicon().synonyms
     out = []
     for tok in tokens(_without_section_names(text)):
         if tok in STOPWORDS or len(tok) < 2:
             continue
         stemmed = stem(tok)
-        out.append((SYNONYMS.get(stemmed, stemmed), tok))
+        out.append((synonyms.get(stemmed, stemmed), tok))
     return out

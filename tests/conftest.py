@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from pathlib import Path
@@ -56,6 +57,26 @@ student may borrow up to 6 books at a time for a period of 30 days. Reference bo
 A fine of Rs. 5 per day is charged for each overdue book. Borrowing rights are suspended when the
 total fine exceeds Rs. 200 until the fine is paid at the circulation desk.
 """
+
+
+@functools.lru_cache(maxsize=1)
+def _demo_glossary():
+    from pipeline.glossary import Glossary
+
+    return Glossary.load(REPO / "data" / "policies")
+
+
+@pytest.fixture(autouse=True)
+def demo_glossary():
+    """The demo corpus's words (data/policies/glossary.yaml), as the app has them by default: the
+    tiny corpora here are written in them ("Rs. 500", "revaluation"). A test that builds an engine
+    over another folder gets that folder's glossary; the one before is restored afterwards."""
+    from pipeline import glossary
+
+    before = glossary.active()
+    glossary.use(_demo_glossary())
+    yield
+    glossary.use(before)
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,179 @@
+"""An organisation's own words, read from `glossary.yaml` beside its documents.
+
+The code knows English; the glossary knows the corpus: which words mean the same thing there
+("recheck" is "re-mark"), which are too common to say much ("student", the institute's name),
+which names set one rule apart from another (programmes, roles), and how money is written
+("€500", "500 euros"). A folder without a glossary gets none of these, never another organisation's.
+
+`Glossary.load(docs_dir)` reads it; `use(glossary)` makes it the one the text functions
+(pipeline.text) read for this process — the engine does so for its configured documents.
+Words are kept as written; pipeline.text stems them when it builds its tables.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+FILE_NAME = "glossary.yaml"
+_KEYS = ("synonyms", "generic_terms", "named_groups", "currency", "money_words", "abbreviations")
+
+
+class GlossaryError(ValueError):
+    """A glossary file that cannot be read; the message names the file and the entry."""
+
+
+@dataclass(frozen=True, eq=False)
+class Glossary:
+    """A corpus's vocabulary. Compared by identity: one loaded file, one glossary.
+
+    synonyms: canonical word → the words that mean it here.
+    generic_terms: words too common in this corpus to tell sections apart.
+    named_groups: kind ("programmes", "roles", …) → name as shown → aliases (lower case, the
+        name itself included).
+    currency: how money is written ("€", "EUR", "euros"), before or after the amount.
+    money_words: words that ask about money, beyond the general English ones in the code.
+    abbreviations: words whose full stop does not end a sentence ("Dept.").
+    """
+
+    synonyms: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    generic_terms: tuple[str, ...] = ()
+    named_groups: Mapping[str, Mapping[str, tuple[str, ...]]] = field(default_factory=dict)
+    currency: tuple[str, ...] = ()
+    money_words: tuple[str, ...] = ()
+    abbreviations: tuple[str, ...] = ()
+    source: Path | None = None
+
+    @classmethod
+    def load(cls, docs_dir: Path | str) -> Glossary:
+        """The glossary in `docs_dir/glossary.yaml`, or an empty one when there is no such file."""
+        path = Path(docs_dir) / FILE_NAME
+        if not path.is_file():
+            return cls()
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+            raise GlossaryError(f"{path}: cannot be read as YAML: {exc}") from exc
+        glossary = cls.from_mapping(data or {}, source=path)
+        from pipeline.text import check_glossary  # pipeline.text reads this module: import late
+
+        check_glossary(glossary)
+        return glossary
+
+    @classmethod
+    def from_mapping(cls, data: Any, source: Path | None = None) -> Glossary:
+        """A glossary from parsed YAML; raises GlossaryError naming `source` and the bad entry."""
+        where = str(source) if source else "glossary"
+        if not isinstance(data, Mapping):
+            raise GlossaryError(f"{where}: expected a mapping with keys {', '.join(_KEYS)}")
+        unknown = sorted(set(map(str, data)) - set(_KEYS))
+        if unknown:
+            raise GlossaryError(f"{where}: unknown key(s) {', '.join(unknown)}; allowed: {', '.join(_KEYS)}")
+        synonyms = {
+            _single(_word(canonical, f"{where}: synonyms"), f"{where}: synonyms"):
+                tuple(_single(v, f"{where}: synonyms.{canonical}")
+                      for v in _words(variants, f"{where}: synonyms.{canonical}"))
+            for canonical, variants in _mapping(data.get("synonyms"), f"{where}: synonyms").items()
+        }
+        seen: dict[str, str] = {}
+        for canonical, variants in synonyms.items():
+            for variant in variants:
+                if seen.setdefault(variant, canonical) != canonical:
+                    raise GlossaryError(f"{where}: synonyms: {variant!r} is listed under both "
+                                        f"{seen[variant]!r} and {canonical!r}; keep it under one")
+        groups = {
+            _word(kind, f"{where}: named_groups"): {
+                _word(name, f"{where}: named_groups.{kind}", lower=False):
+                    tuple(dict.fromkeys((_word(name, where), *_words(aliases, f"{where}: named_groups.{kind}.{name}"))))
+                for name, aliases in _mapping(names, f"{where}: named_groups.{kind}").items()
+            }
+            for kind, names in _mapping(data.get("named_groups"), f"{where}: named_groups").items()
+        }
+        return cls(
+            synonyms=synonyms,
+            generic_terms=tuple(_single(w, f"{where}: generic_terms")
+                                for w in _words(data.get("generic_terms"), f"{where}: generic_terms")),
+            named_groups=groups,
+            currency=_words(data.get("currency"), f"{where}: currency", lower=False),
+            money_words=tuple(_single(w, f"{where}: money_words")
+                              for w in _words(data.get("money_words"), f"{where}: money_words")),
+            abbreviations=_words(data.get("abbreviations"), f"{where}: abbreviations", lower=False),
+            source=source,
+        )
+
+    def names(self, kind: str) -> Mapping[str, tuple[str, ...]]:
+        """name → aliases of one kind of named group ({} when the glossary has none)."""
+        return self.named_groups.get(kind, {})
+
+    def fingerprint(self) -> str:
+        """A stable text of the contents, for caches that must not outlive a change of glossary."""
+        return repr((sorted((k, v) for k, v in self.synonyms.items()), self.generic_terms,
+                     sorted((k, sorted(v.items())) for k, v in self.named_groups.items()),
+                     self.currency, self.money_words, self.abbreviations))
+
+
+def _mapping(value: Any, where: str) -> Mapping[Any, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise GlossaryError(f"{where}: expected a mapping (name: [words]), got {type(value).__name__}")
+    return value
+
+
+def _word(value: Any, where: str, lower: bool = True) -> str:
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)) or not str(value).strip():
+        raise GlossaryError(f"{where}: expected a word, got {value!r}")
+    word = " ".join(str(value).split())
+    return word.lower() if lower else word
+
+
+_ONE_WORD = re.compile(r"[a-z0-9]+(?:[.\-][a-z0-9]+)*")
+
+
+def _single(word: str, where: str) -> str:
+    """Synonyms and term lists match one word at a time: "annual leave" could never match."""
+    if not _ONE_WORD.fullmatch(word):
+        raise GlossaryError(f"{where}: {word!r} is not one word (letters, digits, inner '.' or '-'); "
+                            "synonyms and term lists match single words")
+    return word
+
+
+def _words(value: Any, where: str, lower: bool = True) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list):
+        raise GlossaryError(f"{where}: expected a list of words, got {type(value).__name__}")
+    return tuple(dict.fromkeys(_word(v, where, lower) for v in value))
+
+
+_EMPTY = Glossary()
+_active: Glossary = _EMPTY
+_on_change: list[Callable[[], None]] = []
+
+
+def use(glossary: Glossary) -> None:
+    """Make `glossary` the one this process's text functions read (the engine calls this)."""
+    global _active
+    if glossary is _active:
+        return
+    _active = glossary
+    for clear in _on_change:
+        clear()
+
+
+def active() -> Glossary:
+    """The glossary in use: the engine's documents' one, or an empty one before any engine."""
+    return _active
+
+
+def on_change(clear: Callable[[], None]) -> Callable[[], None]:
+    """Register a cache-clearing function to call whenever another glossary comes into use."""
+    _on_change.append(clear)
+    return clear

@@ -1,0 +1,106 @@
+"""The glossary: a corpus's own words come from the file beside its documents, or not at all."""
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from pipeline import glossary
+from pipeline.glossary import Glossary, GlossaryError
+from pipeline.text import (
+    canonical_terms,
+    first_named,
+    is_generic,
+    money_words,
+    named_in,
+    quantities,
+    split_sentences,
+)
+
+TINY = """\
+synonyms:
+  holiday: [vacation, leave]
+generic_terms: [employee]
+named_groups:
+  grades:
+    senior: [sr.]
+currency: [EUR, €, euros]
+money_words: [reimbursement]
+abbreviations: [Dept]
+"""
+
+
+@pytest.fixture()
+def active():
+    """Restore whatever glossary was in use when the test ends."""
+    before = glossary.active()
+    yield glossary.use
+    glossary.use(before)
+
+
+def test_a_corpus_without_a_glossary_gets_no_synonyms(tmp_path: Path, active):
+    empty = Glossary.load(tmp_path)
+    active(empty)
+    assert empty.source is None and not empty.synonyms
+    assert canonical_terms("How much vacation do I get?") != canonical_terms("How much holiday do I get?")
+    assert canonical_terms("recheck") != canonical_terms("revaluation")
+    assert not is_generic("student")
+    assert named_in("For B.Tech students") == frozenset()
+    assert quantities("Rs. 500") == {"n:500"}
+    assert quantities("$500") == {"money:500"}  # the dollar sign is English, not a corpus's
+
+
+def test_a_corpus_with_a_tiny_glossary_gets_its_words(tmp_path: Path, active):
+    (tmp_path / "glossary.yaml").write_text(TINY, encoding="utf-8")
+    active(Glossary.load(tmp_path))
+    assert canonical_terms("How much vacation do I get?") == canonical_terms("How much holiday do I get?")
+    assert canonical_terms("Can I take leave?") == canonical_terms("Can I take holidays?")
+    assert is_generic(canonical_terms("employees")[0])
+    assert named_in("Sr. engineers and seniors") == {"senior"}
+    assert first_named("As a Sr. engineer, may I", "grades") == ("senior", "Sr.")
+    assert quantities("EUR 40 or €40 or 40 euros") == {"money:40"}
+    assert "reimbursement" in money_words() and "euros" in money_words()
+    assert split_sentences("Ask the Dept. Office. Then wait.") == ["Ask the Dept. Office.", "Then wait."]
+
+
+def test_the_engine_uses_its_documents_glossary_and_no_other(tmp_path: Path, active, tiny_docs, embed_model):
+    from pipeline.config import load_config
+    from pipeline.engine import AnswerEngine
+
+    config = load_config()
+    AnswerEngine(config.with_home(tmp_path / "a"), embed_model=embed_model)
+    assert glossary.active().source == config.docs_dir / "glossary.yaml"
+    assert canonical_terms("recheck") == canonical_terms("revaluation")
+    AnswerEngine(replace(config.with_home(tmp_path / "b"), docs_dir=tiny_docs), embed_model=embed_model)
+    assert glossary.active().source is None
+    assert canonical_terms("recheck") != canonical_terms("revaluation")
+
+
+@pytest.mark.parametrize("text, message", [
+    ("synonyms: [a, b]\n", "synonyms: expected a mapping"),
+    ("synonyms:\n  fee: [cost]\n  price: [cost]\n", "'cost' is listed under both 'fee' and 'price'"),
+    ("currency: {a: 1}\n", "currency: expected a list of words"),
+    ("colours: [red]\n", "unknown key(s) colours"),
+    ("synonyms:\n  leave: [annual leave]\n", "'annual leave' is not one word"),
+    ("synonyms: {fee: [cost\n", "cannot be read as YAML"),
+    ("- just\n- a list\n", "expected a mapping with keys"),
+])
+def test_a_malformed_glossary_is_refused_naming_the_file(tmp_path: Path, text: str, message: str):
+    (tmp_path / "glossary.yaml").write_text(text, encoding="utf-8")
+    with pytest.raises(GlossaryError) as error:
+        Glossary.load(tmp_path)
+    assert str(tmp_path / "glossary.yaml") in str(error.value) and message in str(error.value)
+
+
+def test_words_that_stem_alike_under_two_canonical_words_are_refused(tmp_path: Path):
+    (tmp_path / "glossary.yaml").write_text("synonyms:\n  fee: [charges]\n  cost: [charged]\n", encoding="utf-8")
+    with pytest.raises(GlossaryError, match="stem alike"):
+        Glossary.load(tmp_path)
+
+
+def test_the_demo_glossary_loads(active):
+    demo = Glossary.load(Path(__file__).resolve().parents[2] / "data" / "policies")
+    active(demo)
+    assert canonical_terms("re-evaluation fee") == canonical_terms("revaluation cost")
+    assert quantities("Rs. 2,000") == {"money:2000"}
+    assert named_in("For M.Tech and MCA students") == {"M.Tech", "MCA", "student"}
