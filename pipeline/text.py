@@ -23,7 +23,7 @@ from pipeline import glossary as _glossary
 
 _WORD = re.compile(r"[a-z0-9]+(?:[.\-][a-z0-9]+)*")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'])")
-# English abbreviations whose full stop does not end a sentence; a glossary adds its own ("Rs").
+# English abbreviations whose full stop does not end a sentence; a glossary adds its own ("Dept").
 _ABBREVIATIONS = ("Dr", "Mr", "Ms", "Mrs", "Prof", "No", r"e\.g", r"i\.e", "etc", "vs", "St", "Sec")
 
 STOPWORDS = frozenset(
@@ -133,7 +133,7 @@ class _Lexicon:
 
     synonyms: dict[str, str]  # stem of a variant → stem of its canonical word
     generic: frozenset[str]  # canonical terms
-    currency_terms: frozenset[str]  # canonical terms of alphabetic currency words ("rs", "rupe")
+    currency_terms: frozenset[str]  # canonical terms of alphabetic currency words ("eur", "euro")
     currency_after: frozenset[str]  # currency words that may follow the amount ("500 euros")
     money_words: frozenset[str]  # surface words that ask about money
     money_terms: frozenset[str]  # canonical terms that show evidence speaks of money
