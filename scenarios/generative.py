@@ -129,6 +129,22 @@ def run(out: Path, only: list[str] | None, split: str) -> dict:
     return summary
 
 
+def latency_only(home: Path, split: str) -> dict:
+    """The cost-per-answer part alone, on an existing state directory's index (no ingest)."""
+    sys.path.insert(0, str(REPO_ROOT))
+    from pipeline.embedding import MiniLMEmbedding
+    from pipeline.engine import AnswerEngine
+    from pipeline.eval import ANSWERABLE, load_golden
+    from tests.fake_llm import EvidenceScript, FakeLLM
+
+    with FakeLLM(EvidenceScript()) as fake:
+        config = replace(load_config().with_home(home), llm_base_url=fake.base_url, llm_model="fake-scripted",
+                         llm_timeout_s=20.0)
+        engine = AnswerEngine(config, embed_model=MiniLMEmbedding())
+        items = [i for i in load_golden(split) if i["type"] in ANSWERABLE]
+        return latency(engine, items)
+
+
 def write_markdown(summary: dict, path: Path) -> None:
     s, g, lat = summary["scenarios"], summary["golden"], summary["latency"]
     m, b = s["metrics"], s["baseline"]
@@ -166,8 +182,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=REPORTS, help="report folder (default scenarios/reports)")
     parser.add_argument("--only", nargs="+", metavar="NAME", help="run only these scenario sessions")
     parser.add_argument("--golden", choices=["dev", "test"], default="test", help="golden split (default test)")
+    parser.add_argument("--latency-only", type=Path, metavar="HOME",
+                        help="only the cost per answer, on the index already in state directory HOME")
     args = parser.parse_args(argv)
     set_offline_environment()
+    if args.latency_only:
+        result = latency_only(args.latency_only.resolve(), args.golden)
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "generative_latency.json").write_text(json.dumps(result, indent=2), encoding="utf-8")
+        print(json.dumps(result, indent=2))
+        return 0
     summary = run(args.out, args.only, args.golden)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "generative.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
