@@ -7,6 +7,7 @@ no network. Other modules receive a `Config` (or read `load_config()`); nothing 
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -14,9 +15,36 @@ from urllib.parse import urlsplit
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
-# Tuned on data/golden/dev.jsonl with `python -m pipeline.eval --tune dev` (see README).
-DEFAULT_TAU = 0.42
-DEFAULT_LAMBDAS = (0.40, 0.55, 0.05)
+# The word-rule gate: the default (WARRANT_COVERAGE=rules), tuned on data/golden/dev.jsonl (`--tune`).
+RULES_TAU = 0.42
+RULES_LAMBDAS = (0.40, 0.55, 0.05)
+ALL_RULES = ("answer_type", "apart", "missing_key", "clarify", "consistency")
+
+# The learned gate (WARRANT_COVERAGE=model, opt-in: measured below the targets it was built for,
+# README "Known limits"): the answerability model and its calibration, both written by commands
+# (`python -m pipeline.train_support`, `python -m pipeline.eval --calibrate`).
+ANSWERABILITY_MODEL = REPO_ROOT / "models" / "answerability.pt"
+CALIBRATION_FILE = REPO_ROOT / "models" / "calibration.json"
+
+
+def _calibration() -> dict:
+    try:
+        return json.loads(CALIBRATION_FILE.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+_CALIBRATED = _calibration()
+CALIBRATION = dict(_CALIBRATED)  # what `--calibrate` measured, for display (admin tab)
+DEFAULT_COVERAGE = "rules"
+DEFAULT_ALPHA = float(_CALIBRATED.get("alpha", 0.05))
+MODEL_TAU = float(_CALIBRATED.get("tau", RULES_TAU))
+MODEL_LAMBDAS = tuple(_CALIBRATED.get("lambdas", RULES_LAMBDAS))
+MODEL_RULES = tuple(_CALIBRATED.get("rules", ("clarify", "consistency")))
+# Defaults of a Config built without the environment (tests, tools): the default gate's.
+DEFAULT_TAU = RULES_TAU
+DEFAULT_LAMBDAS = RULES_LAMBDAS
+DEFAULT_RULES = ALL_RULES
 
 
 def _env_float(name: str, default: float) -> float:
@@ -61,6 +89,18 @@ def _env_positive(name: str, default: float) -> float:
     return value
 
 
+def _env_rules(name: str, default: tuple) -> tuple:
+    """Comma-separated rule names ("none" for none); each must be one of ALL_RULES."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    names = () if raw.lower() == "none" else tuple(r.strip() for r in raw.split(",") if r.strip())
+    unknown = [r for r in names if r not in ALL_RULES]
+    if unknown:
+        raise ValueError(f"{name}: unknown rule(s) {unknown}; known: {', '.join(ALL_RULES)}")
+    return names
+
+
 def default_home() -> Path:
     """`WARRANT_HOME`, else `/data` (Hugging Face persistent storage) when present, else `./state`."""
     explicit = os.environ.get("WARRANT_HOME", "").strip()
@@ -83,6 +123,12 @@ class Config:
     lambda_sim: float = DEFAULT_LAMBDAS[0]
     lambda_coverage: float = DEFAULT_LAMBDAS[1]
     lambda_consistency: float = DEFAULT_LAMBDAS[2]
+    # "model": coverage is the learned answerability; "rules": the earlier word rules.
+    coverage_source: str = DEFAULT_COVERAGE
+    answerability_model: Path = ANSWERABILITY_MODEL
+    alpha: float = DEFAULT_ALPHA  # the stated risk: answering an unanswerable question, at most α
+    rules: tuple = DEFAULT_RULES  # the hand rules in force (pipeline.support.RULES)
+    coverage_combiner: dict = field(default_factory=lambda: dict(_CALIBRATED.get("combiner", {})))
     chunk_min_words: int = 40
     chunk_max_words: int = 320
     # Chat turns a Gradio worker may run at once. Gradio's default is 1: every user then waits for
@@ -118,7 +164,6 @@ class Config:
     upload_max_age_s: int = 3600  # uploads left in Gradio's folder are deleted after this long
     frame_ancestors: str = ""  # CSP frame-ancestors; "" = the app itself (and huggingface.co on Spaces)
     query_log_days: int = 0  # query log retention in days; 0 keeps every line
-    query_log_days: int = 0  # query log retention in days; 0 keeps every line
     extra: dict = field(default_factory=dict)
 
     @property
@@ -151,16 +196,25 @@ def load_config() -> Config:
     port = _env_int("PORT", _env_int("GRADIO_SERVER_PORT", 7860))
     host = os.environ.get("WARRANT_HOST", "").strip() or ("0.0.0.0" if on_spaces else "127.0.0.1")
     docs = os.environ.get("WARRANT_DOCS", "").strip()
+    coverage = os.environ.get("WARRANT_COVERAGE", "").strip().lower() or DEFAULT_COVERAGE
+    if coverage not in ("model", "rules"):
+        raise ValueError(f"WARRANT_COVERAGE must be 'model' or 'rules', got {coverage!r}")
+    tau, lambdas, rules = (MODEL_TAU, MODEL_LAMBDAS, MODEL_RULES) if coverage == "model" else (
+        RULES_TAU, RULES_LAMBDAS, ALL_RULES)
+    model_file = os.environ.get("WARRANT_ANSWERABILITY_MODEL", "").strip()
     return Config(
         home=default_home(),
         docs_dir=Path(docs).resolve() if docs else REPO_ROOT / "data" / "policies",
         top_k=_env_int("WARRANT_TOP_K", 5),
         query_log_days=max(0, _env_int("WARRANT_QUERY_LOG_DAYS", 0)),
-        query_log_days=max(0, _env_int("WARRANT_QUERY_LOG_DAYS", 0)),
-        tau=_env_float("WARRANT_TAU", DEFAULT_TAU),
-        lambda_sim=_env_float("WARRANT_LAMBDA_SIM", DEFAULT_LAMBDAS[0]),
-        lambda_coverage=_env_float("WARRANT_LAMBDA_COVERAGE", DEFAULT_LAMBDAS[1]),
-        lambda_consistency=_env_float("WARRANT_LAMBDA_CONSISTENCY", DEFAULT_LAMBDAS[2]),
+        tau=_env_float("WARRANT_TAU", tau),
+        lambda_sim=_env_float("WARRANT_LAMBDA_SIM", lambdas[0]),
+        lambda_coverage=_env_float("WARRANT_LAMBDA_COVERAGE", lambdas[1]),
+        lambda_consistency=_env_float("WARRANT_LAMBDA_CONSISTENCY", lambdas[2]),
+        coverage_source=coverage,
+        answerability_model=Path(model_file).resolve() if model_file else ANSWERABILITY_MODEL,
+        alpha=_env_float("WARRANT_ALPHA", DEFAULT_ALPHA),
+        rules=_env_rules("WARRANT_RULES", rules),
         chat_concurrency=max(1, _env_int("WARRANT_CHAT_CONCURRENCY", 4)),
         host=host,
         port=port,
@@ -204,11 +258,11 @@ def set_server_environment(home: Path | None = None) -> None:
     Gradio rebuilds a pandas table of every recorded event (up to 10,000) after each finished
     event to refresh a monitoring summary; in a long-running app that grows to the largest cost
     of a chat turn. Refresh it every 100 events over the last 1,000 instead. No telemetry calls.
+    Uploads go to `<home>/uploads` (private to the app, like the rest of the state directory)
+    unless `GRADIO_TEMP_DIR` says otherwise.
     """
+    if home is not None:
+        os.environ.setdefault("GRADIO_TEMP_DIR", str(Path(home) / "uploads"))
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
     os.environ.setdefault("GRADIO_ANALYTICS_CACHE_FREQUENCY", "100")
     os.environ.setdefault("GRADIO_ANALYTICS_MAX_EVENTS", "1000")
-    Uploads go to `<home>/uploads` (private to the app, like the rest of the state directory)
-    unless `GRADIO_TEMP_DIR` says otherwise.
-    if home is not None:
-        os.environ.setdefault("GRADIO_TEMP_DIR", str(Path(home) / "uploads"))

@@ -19,6 +19,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from pipeline import glossary
 from pipeline.chroma_client import open_chroma
+from pipeline.answerability import AnswerabilityCoverage, CoverageCombiner, answerability_model
 from pipeline.config import Config
 from pipeline.generate import build_generator
 from pipeline.freshness import MISSING, FileStamp, file_stamp
@@ -85,13 +86,24 @@ class AnswerEngine:
         self._stats_stamp: FileStamp = MISSING
         self._load_or_rebuild_stats()
         self.postprocessor = SupportPostprocessor(
-            self.stats, lambda_sim=config.lambda_sim, lambda_coverage=config.lambda_coverage,
-            lambda_consistency=config.lambda_consistency, tau=config.tau,
+            self.stats, self._answerability(config), lambda_sim=config.lambda_sim,
+            lambda_coverage=config.lambda_coverage, lambda_consistency=config.lambda_consistency,
+            tau=config.tau, rules=frozenset(config.rules),
         )
         self.synthesizer = ExtractiveSynthesizer(self.stats)
         # Optional: an LLM rewrites gated answers, every sentence verified (None: extractive only).
         self.generator = build_generator(config)
         self.top_k = config.top_k
+
+    def _answerability(self, config: Config) -> AnswerabilityCoverage | None:
+        """The learned coverage, unless the rules are asked for (or no trained file exists)."""
+        if config.coverage_source != "model":
+            return None
+        model = answerability_model(config.answerability_model)
+        if model is None:
+            return None
+        return AnswerabilityCoverage(model, self.index.sentence_vectors, combiner=CoverageCombiner.from_dict(
+            config.coverage_combiner))
 
     # -- configuration that an admin may change at run time -------------------------------------
     @property
@@ -204,7 +216,8 @@ class AnswerEngine:
         nodes, timings, embedding = self._retrieve(query, embeddings[0])
         timings = {"embed": embed_ms, **timings}
         t = time.perf_counter()
-        gate = self.postprocessor.gate(query, nodes) if gated else self.postprocessor.ungated(query, nodes)
+        gate = (self.postprocessor.gate(query, nodes, embedding) if gated
+                else self.postprocessor.ungated(query, nodes, embedding))
         timings["support"] = _ms(t)
         searches = list(zip(parts, embeddings[1:]))
         answer = self._compose(question, query, gate, nodes, style, timings, embedding, searches, gated=gated,
@@ -292,7 +305,8 @@ class AnswerEngine:
         for the part by themselves; otherwise the part is answered from the whole question's
         evidence or not at all. The whole question's σ still decides whether to answer."""
         nodes, _, _ = self._retrieve(part, embedding)
-        gate = self.postprocessor.gate(part, nodes) if gated else self.postprocessor.ungated(part, nodes)
+        gate = (self.postprocessor.gate(part, nodes, embedding) if gated
+                else self.postprocessor.ungated(part, nodes, embedding))
         return gate.evidence if gate.decision == "answer" else []
 
     def _sentence_vectors(self, pool: list[NodeWithScore]) -> dict[str, np.ndarray]:

@@ -9,6 +9,10 @@ The golden report:
     python -m pipeline.eval --golden dev|test [--tune]
 prints answer rate, abstention precision/recall, clarify rate, citation accuracy, key-fact recall
 and the share of unsupported answer sentences, beside the ungated baseline from the same run.
+
+Outside data and the threshold's risk (pipeline.outside, pipeline.calibration):
+    python -m pipeline.eval --calibrate [--alpha 0.05]      # choose λ and τ on the calibration split
+    python -m pipeline.eval --outside squad|policy-dev|golden-dev [--ablate RULE ...] [--ablation]
 """
 
 from __future__ import annotations
@@ -258,6 +262,35 @@ def run_golden(split: str, do_tune: bool) -> int:
     return 0
 
 
+def run_outside(name: str, ablate: tuple[str, ...], do_ablation: bool, json_out: Path | None) -> int:
+    from pipeline import outside
+
+    unknown = [r for r in ablate if r not in outside.ALL_RULES]
+    if unknown:
+        _err(f"error: unknown rule(s) {unknown}; known: {', '.join(outside.ALL_RULES)}")
+        return 2
+    with tempfile.TemporaryDirectory(prefix="warrant-outside-") as tmp:
+        if name == "squad":
+            if not outside.SQUAD_FILE.is_file():
+                _err(f"error: {outside.SQUAD_FILE} not found")
+                return 2
+            docs = Path(tmp) / "docs"
+            items = outside.squad_corpus(docs, "heldout")
+        elif name == "policy-dev":
+            docs, items = outside.POLICY_DEV / "docs", outside.policy_dev_items()
+        else:
+            docs, items = load_config().docs_dir, outside.golden_items("dev")
+        engine, _ = build_engine(docs, Path(tmp) / "home")
+        table = outside.ablation(engine, items) if do_ablation else outside.compare(engine, items, ablate)
+    title = f"{name}: τ={engine.tau}, λ=({engine.postprocessor.lambda_sim}, {engine.postprocessor.lambda_coverage}, " \
+            f"{engine.postprocessor.lambda_consistency}), rules in force: {sorted(engine.postprocessor.rules)}" \
+            + (f", ablated: {list(ablate)}" if ablate else "")
+    outside.print_table(title, table)
+    if json_out:
+        json_out.write_text(json.dumps({"corpus": name, "ablate": list(ablate), "table": table}, indent=2))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m pipeline.eval", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -266,8 +299,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="where to write the answers (JSONL)")
     parser.add_argument("--golden", choices=["dev", "test"], help="report on a golden split")
     parser.add_argument("--tune", action="store_true", help="with --golden: grid-search λ and τ")
+    parser.add_argument("--calibrate", action="store_true",
+                        help="choose λ and τ on SQuAD calibration articles + golden dev so that answering an "
+                             "unanswerable question stays ≤ α (90%% confidence); writes models/calibration.json")
+    parser.add_argument("--alpha", type=float, default=None, help="the risk for --calibrate (default WARRANT_ALPHA)")
+    parser.add_argument("--outside", choices=["squad", "policy-dev", "golden-dev"],
+                        help="system vs today's rules vs ungated on data the rules were not written from")
+    parser.add_argument("--ablate", action="append", default=[], metavar="RULE",
+                        help="with --outside: the system without this rule (pipeline.support.RULES)")
+    parser.add_argument("--ablation", action="store_true", help="with --outside: switch each rule in turn")
+    parser.add_argument("--json-out", type=Path, help="with --outside/--calibrate: also write the table as JSON")
     args = parser.parse_args(argv)
     set_offline_environment()
+    if args.calibrate:
+        from pipeline.calibrate_gate import run_calibration
+
+        return run_calibration(args.alpha, args.json_out)
+    if args.outside:
+        return run_outside(args.outside, tuple(args.ablate), args.ablation, args.json_out)
     if args.golden:
         return run_golden(args.golden, args.tune)
     if not (args.docs and args.questions and args.out):

@@ -2,8 +2,11 @@
 
 σ = λ1·sim + λ2·coverage + λ3·consistency, where
 - sim is the best retrieval relevance (cosine of query and chunk embeddings),
-- coverage is the idf-weighted share of the query's information needs (content terms, numbers)
-  found in the evidence that will be used,
+- coverage is the learned answerability (pipeline.answerability): the model's probability that
+  the best sentence window of the retrieved chunks answers the question. The earlier word rules
+  (idf-weighted share of the query's needs found in the evidence, with the answer-type forms) are
+  kept as `coverage_source="rules"` for comparison and as named checks (`RULES`) that can be
+  switched on and measured one by one (`python -m pipeline.eval --ablate NAME`),
 - consistency is 1 unless the evidence disagrees with itself: the same statement with different
   amounts, dates or counts, or the same statement with and without a negation.
 """
@@ -21,6 +24,7 @@ from pydantic import Field, PrivateAttr
 
 from pipeline import glossary
 from pipeline.answer_type import unmet_focus_in
+from pipeline.answerability import AnswerabilityCoverage
 from pipeline.question_parts import question_parts
 from pipeline.records import SupportScore
 from pipeline.term_stats import TermStats
@@ -36,6 +40,18 @@ from pipeline.text import (
     split_sentences,
 )
 from pipeline.word_rarity import specificity
+
+# The hand rules, by name: what each catches. `SupportPostprocessor.rules` lists those in force;
+# `python -m pipeline.eval --ablate NAME` measures the system without one (README: ablation table).
+RULES: dict[str, str] = {
+    "answer_type": "coverage 0 when the question's focal need (money, the head noun of 'how many X', "
+                   "a named group, an if-clause's situation, a yes/no question's specific words) is absent",
+    "apart": "coverage 0 when the question's two weightiest words occur only in different chunks",
+    "missing_key": "rules coverage: the most specific missing word counts twice",
+    "clarify": "ask to clarify when a short question fits chunks of several documents equally well",
+    "consistency": "σ's consistency part: conflicting amounts or negations between evidence chunks",
+}
+
 
 def chroma_cosine(score: Optional[float]) -> float:
     """Chroma returns exp(-distance); with cosine space that is exp(cos - 1)."""
@@ -124,8 +140,12 @@ def term_weight(term: str, surface: str, stats: TermStats) -> float:
     return weight * (0.5 if is_generic(term) else 1.0)
 
 
-def coverage_of(query: str, evidence_texts: list[str], stats: TermStats) -> tuple[float, tuple[str, ...]]:
-    """Weighted share of the query's needs found in the evidence, and the needs not found."""
+def coverage_of(query: str, evidence_texts: list[str], stats: TermStats,
+                rules: frozenset[str] = frozenset(RULES)) -> tuple[float, tuple[str, ...]]:
+    """Weighted share of the query's needs found in the evidence, and the needs not found.
+
+    With `rules` naming "answer_type" / "apart", an unmet focal need zeroes the share; with
+    "missing_key", the most specific missing word counts twice."""
     terms_by_text = [set(canonical_terms(text)) for text in evidence_texts]
     evidence_terms: set[str] = set().union(*terms_by_text)
     evidence_quantities: set[str] = set()
@@ -166,15 +186,23 @@ def coverage_of(query: str, evidence_texts: list[str], stats: TermStats) -> tupl
             missing.append(value)
     if total == 0:
         return 0.0, tuple(missing)
-    focus = unmet_focus_in(query, evidence_terms, evidence_quantities) or _apart(query, found_weights, terms_by_text)
+    focus = unmet_need(query, rules, evidence_terms, evidence_quantities, found_weights, terms_by_text)
     if focus is not None:
         # The one thing the question asks for is not in the evidence: nothing asked is covered.
         return 0.0, (focus, *[m for m in missing if m != focus])
     # One specific need left unmet (a stipend, a degree, a calculator) is what makes a near-miss
     # unanswerable, however many other words match; so the most specific missing need counts twice.
-    # A question of numbers only ("12345", "₹500") has no weighted word: nothing to penalise.
-    penalty = MISSING_KEY_PENALTY * heaviest_missing / heaviest if heaviest else 0.0
+    penalty = MISSING_KEY_PENALTY * heaviest_missing / heaviest if "missing_key" in rules and heaviest else 0.0
     return (found / total) * (1.0 - penalty), tuple(missing)
+
+
+def unmet_need(query: str, rules: frozenset[str], evidence_terms: set[str], evidence_quantities: set[str],
+               found_weights: dict[str, float], terms_by_text: list[set[str]]) -> Optional[str]:
+    """The focal need the evidence lacks, by the answer-type and apart rules in force; else None."""
+    focus = unmet_focus_in(query, evidence_terms, evidence_quantities) if "answer_type" in rules else None
+    if focus is None and "apart" in rules:
+        focus = _apart(query, found_weights, terms_by_text)
+    return focus
 
 
 def _apart(query: str, found_weights: dict[str, float], terms_by_text: list[set[str]]) -> Optional[str]:
@@ -200,12 +228,16 @@ class SupportPostprocessor(BaseNodePostprocessor):
     computes σ and its three parts, and attaches them to every kept node's metadata
     (`support_sim`, `support_coverage`, `support_consistency`, `support_sigma`). `gate()` returns
     the structured decision; `_postprocess_nodes` returns the evidence (empty when σ < τ).
+    With `coverage_source="model"` (the default when a trained model is given), coverage is the
+    answerability model's probability and the chunk holding its best window joins the evidence.
     """
 
-    lambda_sim: float = Field(default=0.55, description="Weight of the best retrieval similarity.")
-    lambda_coverage: float = Field(default=0.35, description="Weight of query-need coverage.")
-    lambda_consistency: float = Field(default=0.10, description="Weight of evidence consistency.")
-    tau: float = Field(default=0.5, description="Answer only when σ ≥ τ.")
+    lambda_sim: float = Field(default=0.55, ge=0.0, le=1.0, description="Weight of the best retrieval similarity.")
+    lambda_coverage: float = Field(default=0.35, ge=0.0, le=1.0, description="Weight of coverage.")
+    lambda_consistency: float = Field(default=0.10, ge=0.0, le=1.0, description="Weight of evidence consistency.")
+    tau: float = Field(default=0.5, ge=0.0, le=1.0, description="Answer only when σ ≥ τ.")
+    coverage_source: str = Field(default="model", description='"model" (learned answerability) or "rules".')
+    rules: frozenset = Field(default=frozenset(RULES), description="Names of the hand rules in force (RULES).")
     evidence_margin: float = Field(default=0.12, description="Keep chunks this close to the best.")
     evidence_limit: int = Field(default=3, description="At most this many chunks as evidence.")
     clarify_max_terms: int = Field(default=2, description="A query this short may be vague.")
@@ -214,16 +246,21 @@ class SupportPostprocessor(BaseNodePostprocessor):
     pool_margin: float = Field(default=0.2, description="Chunks this close to the best may give sentences.")
     pool_limit: int = Field(default=5, description="At most this many chunks give sentences.")
     _stats: TermStats = PrivateAttr()
+    _answerability: Optional[AnswerabilityCoverage] = PrivateAttr(default=None)
 
-    def __init__(self, stats: TermStats, **kwargs) -> None:
+    def __init__(self, stats: TermStats, answerability: Optional[AnswerabilityCoverage] = None, **kwargs) -> None:
         super().__init__(**kwargs)
         self._stats = stats
+        self._answerability = answerability
+        if answerability is None:
+            self.coverage_source = "rules"
 
     @classmethod
     def class_name(cls) -> str:
         return "SupportPostprocessor"
 
-    def score(self, query: str, nodes: list[NodeWithScore]) -> tuple[SupportScore, list[NodeWithScore]]:
+    def score(self, query: str, nodes: list[NodeWithScore],
+              query_vec: Optional[list[float]] = None) -> tuple[SupportScore, list[NodeWithScore]]:
         for node in nodes:
             if node.node.metadata.get("support_cosine") is None:
                 node.node.metadata["support_cosine"] = chroma_cosine(node.score)
@@ -232,8 +269,12 @@ class SupportPostprocessor(BaseNodePostprocessor):
         evidence = _evidence_window(nodes, self.evidence_margin, self.evidence_limit)
         sim = evidence[0].score if evidence else 0.0
         texts = [self._text(n) for n in evidence]
-        coverage, missing = coverage_of(query, texts, self._stats) if evidence else (0.0, ())
-        consistency = consistency_of([n.node.get_content() for n in evidence]) if evidence else 1.0
+        coverage, missing = coverage_of(query, texts, self._stats, self.rules) if evidence else (0.0, ())
+        if evidence and self.coverage_source == "model" and self._answerability is not None:
+            coverage, evidence = self._model_coverage(query, query_vec, nodes, evidence, missing)
+        consistency = 1.0
+        if evidence and "consistency" in self.rules:
+            consistency = consistency_of([n.node.get_content() for n in evidence])
         sigma = self.lambda_sim * sim + self.lambda_coverage * coverage + self.lambda_consistency * consistency
         support = SupportScore(
             sigma=round(sigma, 4), sim=round(sim, 4), coverage=round(coverage, 4),
@@ -246,6 +287,27 @@ class SupportPostprocessor(BaseNodePostprocessor):
             )
         return support, evidence
 
+    def _model_coverage(self, query: str, query_vec: Optional[list[float]], nodes: list[NodeWithScore],
+                        evidence: list[NodeWithScore], missing: tuple[str, ...]
+                        ) -> tuple[float, list[NodeWithScore]]:
+        """The model's coverage over the retrieved chunks; its best window's chunk joins the evidence.
+        A rule in force that finds the focal need unmet (rules coverage 0 with a named need) vetoes."""
+        assert self._answerability is not None
+        result = self._answerability(query, query_vec, nodes)
+        if result.chunk_id and all(n.node.node_id != result.chunk_id for n in evidence):
+            evidence = evidence + [n for n in nodes if n.node.node_id == result.chunk_id]
+        vetoed = bool(self.rules & {"answer_type", "apart"}) and missing and self._focus_unmet(query, evidence)
+        return (0.0 if vetoed else result.coverage), evidence
+
+    def _focus_unmet(self, query: str, evidence: list[NodeWithScore]) -> bool:
+        terms_by_text = [set(canonical_terms(self._text(n))) for n in evidence]
+        evidence_terms: set[str] = set().union(*terms_by_text)
+        evidence_quantities: set[str] = set()
+        for n in evidence:
+            evidence_quantities.update(quantities(self._text(n)))
+        found = {t: term_weight(t, s, self._stats) for t, s in canonical_terms_with_surface(query) if t in evidence_terms}
+        return unmet_need(query, self.rules, evidence_terms, evidence_quantities, found, terms_by_text) is not None
+
     def synthesis_pool(self, nodes: list[NodeWithScore]) -> list[NodeWithScore]:
         """The chunks the answer's sentences may come from: wider than the evidence σ is judged on
         (measured on dev: the gold section is cited more often, σ is unchanged)."""
@@ -257,9 +319,9 @@ class SupportPostprocessor(BaseNodePostprocessor):
         meta = node.node.metadata
         return f"{meta.get('title', '')}. {meta.get('section', '')}. {node.node.get_content()}"
 
-    def gate(self, query: str, nodes: list[NodeWithScore]) -> GateResult:
-        support, evidence = self.score(query, nodes)
-        if self._is_vague_split(query, nodes, support):
+    def gate(self, query: str, nodes: list[NodeWithScore], query_vec: Optional[list[float]] = None) -> GateResult:
+        support, evidence = self.score(query, nodes, query_vec)
+        if "clarify" in self.rules and self._is_vague_split(query, nodes, support):
             return GateResult("clarify", support, evidence, "the question is short and the closest "
                               "policies are about different things")
         if evidence and support.sigma >= self.tau:
@@ -273,9 +335,9 @@ class SupportPostprocessor(BaseNodePostprocessor):
             reason = f"σ {support.sigma:.2f} < τ {self.tau:.2f}; the closest sections are only loosely related"
         return GateResult("abstain", support, evidence, reason)
 
-    def ungated(self, query: str, nodes: list[NodeWithScore]) -> GateResult:
+    def ungated(self, query: str, nodes: list[NodeWithScore], query_vec: Optional[list[float]] = None) -> GateResult:
         """The baseline's decision: answer from whatever was retrieved."""
-        support, evidence = self.score(query, nodes)
+        support, evidence = self.score(query, nodes, query_vec)
         decision = "answer" if evidence else "abstain"
         return GateResult(decision, support, evidence, "ungated baseline: always answers")
 
@@ -306,5 +368,5 @@ class SupportPostprocessor(BaseNodePostprocessor):
     ) -> List[NodeWithScore]:
         if query_bundle is None:
             raise ValueError("SupportPostprocessor needs the query")
-        result = self.gate(query_bundle.query_str, list(nodes))
+        result = self.gate(query_bundle.query_str, list(nodes), query_bundle.embedding)
         return result.evidence if result.decision == "answer" else []

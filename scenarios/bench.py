@@ -27,7 +27,7 @@ from pathlib import Path
 from pipeline.config import REPO_ROOT, Config, load_config, set_offline_environment
 from scenarios import bench_gpu
 from scenarios.bench_cold import measure_cold_start
-from scenarios.bench_engines import make_baseline, make_engine
+from scenarios.bench_engines import make_baseline, make_engine, make_reranker_baseline
 from scenarios.bench_ingest import encoder_rate, upload_rate
 from scenarios.bench_http import measure_concurrency_http
 from scenarios.bench_multi import measure_concurrency_multi
@@ -64,36 +64,39 @@ def _log(message: str) -> None:
 
 # -- warm ask ------------------------------------------------------------------------------------
 def measure_warm(engine, questions: list[str], repeat: int = 3, warmup: int = 5) -> dict:
-    """Warm `ask` and baseline `query` latency, interleaved per question so load noise hits both."""
-    baseline = make_baseline(engine)
+    """Warm `ask` latency beside two LlamaIndex baselines on the same index: the plain
+    `RetrieverQueryEngine` and the same with `SentenceTransformerRerank` (a cross-encoder over the
+    top-k). Interleaved per question, rotating who goes first, so load noise hits all three."""
+    sides = [("ask", None), ("baseline", make_baseline(engine)), ("reranker", make_reranker_baseline(engine))]
     for q in questions[:warmup]:
         engine.ask(q, log=False)
-        baseline.query(q)
-    ask_ms: list[float] = []
-    base_ms: list[float] = []
+        for _, other in sides[1:]:
+            other.query(q)
+    times: dict[str, list[float]] = {name: [] for name, _ in sides}
     parts: dict[str, list[float]] = {k: [] for k in TIMING_KEYS}
     decisions: dict[str, int] = {}
     for r in range(repeat):
         for i, q in enumerate(questions):
-            # Alternate which side goes first, so neither always benefits from a warm cache.
-            order = (0, 1) if (i + r) % 2 == 0 else (1, 0)
-            for side in order:
+            shift = (i + r) % len(sides)
+            for name, other in sides[shift:] + sides[:shift]:
                 t = time.perf_counter()
-                if side == 0:
+                if other is None:
                     answer = engine.ask(q, actor="bench", session="bench")
-                    ask_ms.append((time.perf_counter() - t) * 1000)
+                    times[name].append((time.perf_counter() - t) * 1000)
                     for k in TIMING_KEYS:
                         if k in answer.timings_ms:
                             parts[k].append(answer.timings_ms[k])
                     decisions[answer.decision] = decisions.get(answer.decision, 0) + 1
                 else:
-                    baseline.query(q)
-                    base_ms.append((time.perf_counter() - t) * 1000)
-    ask, base = summarise(ask_ms), summarise(base_ms)
-    return {"ask": ask, "baseline": base, "breakdown": {k: summarise(v) for k, v in parts.items()},
+                    other.query(q)
+                    times[name].append((time.perf_counter() - t) * 1000)
+    ask, base, rerank = summarise(times["ask"]), summarise(times["baseline"]), summarise(times["reranker"])
+    return {"ask": ask, "baseline": base, "reranker_baseline": rerank,
+            "breakdown": {k: summarise(v) for k, v in parts.items()},
             "decisions": decisions, "questions": len(questions), "repeat": repeat,
             "p50_vs_baseline": round(ask["p50"] / base["p50"], 2),
-            "p95_vs_baseline": round(ask["p95"] / base["p95"], 2)}
+            "p95_vs_baseline": round(ask["p95"] / base["p95"], 2),
+            "p95_vs_reranker_baseline": round(ask["p95"] / rerank["p95"], 2)}
 
 
 # -- ingest ---------------------------------------------------------------------------------

@@ -22,3 +22,23 @@ def make_baseline(engine):
         engine.index.retriever(engine.top_k),
         response_synthesizer=get_response_synthesizer(response_mode="no_text"),
     )
+
+
+def make_reranker_baseline(engine):
+    """LlamaIndex's `RetrieverQueryEngine` with its `SentenceTransformerRerank` over the same top-k:
+    the standard way to put a cross-encoder behind a retriever. The cross-encoder is MiniLM itself
+    (the same model and size as Warrant's answerability model, with an untrained head: only its
+    cost matters here), reading at most as many tokens per pair as Warrant's model does."""
+    from llama_index.core import get_response_synthesizer
+    from llama_index.core.postprocessor import SentenceTransformerRerank
+    from llama_index.core.query_engine import RetrieverQueryEngine
+
+    from pipeline.answerability import MAX_TOKENS
+    from pipeline.embedding import model_path
+
+    reranker = SentenceTransformerRerank(top_n=engine.top_k, model=model_path(), device="cpu")
+    reranker._model.max_length = MAX_TOKENS
+    return RetrieverQueryEngine.from_args(
+        engine.index.retriever(engine.top_k), node_postprocessors=[reranker],
+        response_synthesizer=get_response_synthesizer(response_mode="no_text"),
+    )

@@ -12,6 +12,8 @@ import gradio as gr
 from gradio.context import Context
 
 from governance.identity import ROLES, Identity, PermissionDenied
+from pipeline.calibration import describe_gate
+from pipeline.config import CALIBRATION
 from ui.render import esc
 from ui.service import WarrantService
 from ui.review_tab import build_audit_panel
@@ -38,6 +40,8 @@ def build_admin_tab(service: WarrantService, identity_of: Callable[[gr.Request],
     with gr.Group():
         gr.Markdown("### Support threshold τ\nAn answer is given only when σ ≥ τ. Changes are audited and "
                     "kept across restarts.")
+        gr.Markdown(describe_gate(service.engine.config.coverage_source, service.engine.config.alpha,
+                                  service.engine.tau, CALIBRATION))
         tau = gr.Slider(0.0, 1.0, step=0.01, value=service.engine.tau, label="τ")
         set_tau = gr.Button("Set τ")
 
