@@ -145,6 +145,39 @@ def latency_only(home: Path, split: str) -> dict:
         return latency(engine, items)
 
 
+def verification_cost(split: str) -> dict:
+    """Warrant's own verification of a generated reply, alone: the policies chunked (no index), the
+    five chunks sharing most words with each answerable golden question as evidence, the fake's
+    scripted reply (with its faults) parsed and every sentence checked against its citation."""
+    from pipeline.chunking import chunk_document
+    from pipeline.documents import find_documents, read_document
+    from pipeline.eval import ANSWERABLE, load_golden
+    from pipeline.generate import Evidence, build_messages, verify_reply
+    from pipeline.records import AnswerStyle
+    from pipeline.text import term_set
+    from tests.fake_llm import EvidenceScript
+
+    docs = load_config().docs_dir
+    chunks = [c for path in find_documents(docs) for c in chunk_document(read_document(path, docs))]
+    terms = [term_set(c.text) for c in chunks]
+    script = EvidenceScript()
+    timings, sentences = [], 0
+    for item in (i for i in load_golden(split) if i["type"] in ANSWERABLE):
+        wanted = term_set(item["question"])
+        ranked = sorted(range(len(chunks)), key=lambda k: -len(wanted & terms[k]))[:5]
+        evidence = [Evidence(n + 1, chunks[k].chunk_id, chunks[k].title, chunks[k].section, chunks[k].text)
+                    for n, k in enumerate(ranked)]
+        messages = build_messages(item["question"], evidence, AnswerStyle())
+        reply = script({"messages": [{"role": m.role.value, "content": m.content} for m in messages]})
+        started = time.perf_counter()
+        kept, removed = verify_reply(reply, evidence, item["question"])
+        timings.append((time.perf_counter() - started) * 1000)
+        sentences += len(kept) + len(removed)
+    return {"replies": len(timings), "sentences": sentences,
+            "verification_ms_p50": _pct(timings, 50), "verification_ms_p95": _pct(timings, 95),
+            "faults_injected": len(script.injected)}
+
+
 def write_markdown(summary: dict, path: Path) -> None:
     s, g, lat = summary["scenarios"], summary["golden"], summary["latency"]
     m, b = s["metrics"], s["baseline"]
@@ -184,8 +217,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--golden", choices=["dev", "test"], default="test", help="golden split (default test)")
     parser.add_argument("--latency-only", type=Path, metavar="HOME",
                         help="only the cost per answer, on the index already in state directory HOME")
+    parser.add_argument("--verify-only", action="store_true",
+                        help="only the time Warrant's verification of a generated reply takes (no index)")
     args = parser.parse_args(argv)
     set_offline_environment()
+    if args.verify_only:
+        result = verification_cost(args.golden)
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "generative_verification.json").write_text(json.dumps(result, indent=2), encoding="utf-8")
+        print(json.dumps(result, indent=2))
+        return 0
     if args.latency_only:
         result = latency_only(args.latency_only.resolve(), args.golden)
         args.out.mkdir(parents=True, exist_ok=True)
