@@ -138,7 +138,7 @@ def test_f03_a_role_change_ends_the_sessions_of_that_account(app):
 
 def test_f10_an_internal_error_reaches_the_client_as_a_plain_failure(app):
     base, _ = app
-    with httpx.Client() as client:
+    with httpx.Client(timeout=120) as client:
         login(client, base, "admin")
         started = client.post(f"{base}/gradio_api/call/set_tau", json={"data": [{"__proto__": 1}]})
         assert started.status_code == 200
