@@ -16,6 +16,7 @@ with a short notice: never an unverified sentence.
 from __future__ import annotations
 
 import json
+import logging
 import re
 import time
 from dataclasses import dataclass, replace
@@ -30,6 +31,7 @@ from pipeline.records import Answer, AnswerStyle, Citation
 from pipeline.text import content_terms, numbers, split_sentences
 from pipeline.verify import check_sentence
 
+_LOG = logging.getLogger("warrant.generate")
 # The evidence the LLM sees: the gate's chunks first, then the synthesis pool, at most this many.
 MAX_EVIDENCE_CHUNKS = 6
 _SENTENCES_FOR_LENGTH = {"brief": 2, "standard": 4, "detailed": 7}
@@ -171,7 +173,10 @@ def learned_support(question: str, sentence: str, chunk_text: str) -> tuple[bool
     model = answerability_model()
     if model is None:
         return None
-    p = float(model.score(sentence, [chunk_text])[0])
+    try:
+        p = float(model.score(sentence, [chunk_text])[0])
+    except Exception as exc:  # e.g. a "sentence" longer than the model reads: not verifiable, removed
+        return False, f"the answerability model could not read it ({type(exc).__name__})"
     return (p >= 0.5, f"the answerability model gives the cited text {p:.2f} for it")
 
 
@@ -275,7 +280,11 @@ class GenerativeAnswerer:
             return replace(extractive, generation=info)
         timings["generate"] = _ms(t)
         t = time.perf_counter()
-        kept, removed = verify_reply(reply, evidence, question)
+        try:
+            kept, removed = verify_reply(reply, evidence, question)
+        except Exception:  # a checker failing must never let an unchecked sentence through
+            _LOG.exception("verifying a generated answer failed; giving the extractive answer")
+            kept, removed = [], []
         timings["verify_generated"] = _ms(t)
         info["removed"] = [r.to_dict() for r in removed]
         if not kept:
