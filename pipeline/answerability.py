@@ -121,7 +121,7 @@ class AnswerabilityModel:
         if not passages:
             return np.zeros(0, dtype=np.float32)
         batch = self.tokenizer(
-            list(questions), list(passages), truncation="only_second", max_length=self.info.max_tokens,
+            list(questions), list(passages), truncation="longest_first", max_length=self.info.max_tokens,
             padding=True, return_tensors="pt",
         )
         with torch.inference_mode():

@@ -180,9 +180,13 @@ def learned_support(question: str, sentence: str, chunk_text: str) -> tuple[bool
     return (p >= 0.5, f"the answerability model gives the cited text {p:.2f} for it")
 
 
-def check_generated(sentence: GeneratedSentence, evidence: dict[int, Evidence], question: str = ""
-                    ) -> tuple[VerifiedSentence | None, str]:
-    """(the sentence tied to the first cited chunk that supports it, "") or (None, why it was removed)."""
+def check_generated(sentence: GeneratedSentence, evidence: dict[int, Evidence], question: str = "",
+                    learned: bool = False) -> tuple[VerifiedSentence | None, str]:
+    """(the sentence tied to the first cited chunk that supports it, "") or (None, why it was removed).
+
+    `learned` adds the answerability model's check; it is on only with the learned gate
+    (WARRANT_COVERAGE=model): measured, the model ranks policy text near chance, so by default it
+    would cost ~1 s a reply for a check that removes correct paraphrases as often as wrong ones."""
     if not sentence.citations:
         return None, "no citation"
     unknown = [n for n in sentence.citations if n not in evidence]
@@ -203,21 +207,22 @@ def check_generated(sentence: GeneratedSentence, evidence: dict[int, Evidence], 
             continue
         # A verbatim quote needs no model (the trained one scored an exact copy 0.46: it was trained
         # on questions, not statements); a paraphrase is where the word checks are weakest.
-        learned = None if why == "quoted verbatim" else learned_support(question, sentence.text, record.text)
-        if learned is not None and not learned[0]:
-            reasons.append(f"[{n}]: {learned[1]}")
+        verdict = None if (why == "quoted verbatim" or not learned) else learned_support(
+            question, sentence.text, record.text)
+        if verdict is not None and not verdict[0]:
+            reasons.append(f"[{n}]: {verdict[1]}")
             continue
         return VerifiedSentence(sentence.text, record, _closest_sentence(sentence.text, record.text)), ""
     return None, "not supported by the cited text: " + "; ".join(reasons)
 
 
-def verify_reply(reply: str, evidence: list[Evidence], question: str = ""
+def verify_reply(reply: str, evidence: list[Evidence], question: str = "", learned: bool = False
                  ) -> tuple[list[VerifiedSentence], list[Removed]]:
     by_n = {e.n: e for e in evidence}
     kept: list[VerifiedSentence] = []
     removed: list[Removed] = []
     for sentence in parse_sentences(reply):
-        verified, why = check_generated(sentence, by_n, question)
+        verified, why = check_generated(sentence, by_n, question, learned)
         if verified is None:
             removed.append(Removed(sentence.text, why))
         elif any(k.text.lower() == verified.text.lower() for k in kept):
@@ -261,8 +266,9 @@ class GenerativeAnswerer:
     """Writes a gated answer in plain language through `backend`; keeps only verified sentences and
     falls back to the extractive answer (with a notice) when nothing survives or the endpoint fails."""
 
-    def __init__(self, backend: LLMBackend) -> None:
+    def __init__(self, backend: LLMBackend, learned_check: bool = False) -> None:
         self.backend = backend
+        self.learned_check = learned_check
 
     def rewrite(self, question: str, extractive: Answer, nodes: list[NodeWithScore], style: AnswerStyle,
                 on_token: Callable[[str], None] | None = None, timings: dict[str, float] | None = None
@@ -283,7 +289,7 @@ class GenerativeAnswerer:
         timings["generate"] = _ms(t)
         t = time.perf_counter()
         try:
-            kept, removed = verify_reply(reply, evidence, question)
+            kept, removed = verify_reply(reply, evidence, question, self.learned_check)
         except Exception:  # a checker failing must never let an unchecked sentence through
             _LOG.exception("verifying a generated answer failed; giving the extractive answer")
             kept, removed = [], []
@@ -306,7 +312,9 @@ def build_generator(config) -> GenerativeAnswerer | None:
     from pipeline.llm import build_backend
 
     backend = build_backend(config)
-    return GenerativeAnswerer(backend) if backend is not None else None
+    if backend is None:
+        return None
+    return GenerativeAnswerer(backend, learned_check=getattr(config, "coverage_source", "rules") == "model")
 
 
 def generation_summary(answers: list[Answer]) -> dict:
