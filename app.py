@@ -37,13 +37,18 @@ def main() -> int:
 
     service = WarrantService(config, progress=_progress)
     for damage in service.damaged:  # found damaged at start: set aside, the last good copy in use
-        print(f"[warrant] WARNING: {damage['path']} was damaged; kept as {damage['moved_to']}; "
-              + (f"restored from {damage['recovered_from']}" if damage["recovered_from"] else "started empty"),
-              file=sys.stderr, flush=True)
+        print(
+            f"[warrant] WARNING: {damage['path']} was damaged; kept as {damage['moved_to']}; "
+            + (f"restored from {damage['recovered_from']}" if damage["recovered_from"] else "started empty"),
+            file=sys.stderr,
+            flush=True,
+        )
     generated = service.ensure_demo_accounts()
     if generated:
-        print("[warrant] demo accounts created (shown once; also saved to "
-              f"{config.home / 'demo_passwords.txt'}):", flush=True)
+        print(
+            f"[warrant] demo accounts created (shown once; also saved to {config.home / 'demo_passwords.txt'}):",
+            flush=True,
+        )
         for username, password in generated.items():
             print(f"[warrant]   {username:<9} {password}", flush=True)
     elif config.demo_password and service.accounts.get("student"):
@@ -52,8 +57,13 @@ def main() -> int:
     print(f"[warrant] serving on http://{config.host}:{config.port}", flush=True)
     # On Spaces every request comes through Hugging Face's proxy: trust its X-Forwarded-For so the
     # login throttle sees each client's address (elsewhere uvicorn trusts FORWARDED_ALLOW_IPS).
-    uvicorn.run(app, host=config.host, port=config.port, log_level="warning",
-                forwarded_allow_ips="*" if config.on_spaces else None)
+    uvicorn.run(
+        app,
+        host=config.host,
+        port=config.port,
+        log_level="warning",
+        forwarded_allow_ips="*" if config.on_spaces else None,
+    )
     del serving_lock
     return 0
 

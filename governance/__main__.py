@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from governance.audit import AuditLog
 from governance import commands
+from governance.audit import AuditLog
 from pipeline.config import load_config
 
 
@@ -38,8 +38,10 @@ def main(argv: list[str] | None = None) -> int:
     if result.ok:
         print(f"OK: {result.records} records, chain intact ({path})")
         return 0
-    print(f"BROKEN at line {result.broken_line} (record {result.records + 1}) of {path}: {result.problem}. "
-          f"The {result.records} record(s) before it verify.")
+    print(
+        f"BROKEN at line {result.broken_line} (record {result.records + 1}) of {path}: {result.problem}. "
+        f"The {result.records} record(s) before it verify."
+    )
     return 1
 
 

@@ -89,8 +89,15 @@ def _verify_scrypt(password: str, stored: str) -> bool:
         scheme, n, r, p, salt_hex, hash_hex = stored.split("$")
         if scheme != "scrypt":
             return False
-        digest = hashlib.scrypt(password.encode("utf-8"), salt=bytes.fromhex(salt_hex), n=int(n), r=int(r),
-                                p=int(p), dklen=len(hash_hex) // 2, maxmem=256 * 1024 * 1024)
+        digest = hashlib.scrypt(
+            password.encode("utf-8"),
+            salt=bytes.fromhex(salt_hex),
+            n=int(n),
+            r=int(r),
+            p=int(p),
+            dklen=len(hash_hex) // 2,
+            maxmem=256 * 1024 * 1024,
+        )
     except (ValueError, AttributeError):
         return False
     return hmac.compare_digest(digest.hex(), hash_hex)
@@ -123,7 +130,7 @@ _DUMMY_HASH = hash_password(secrets.token_urlsafe(16))
 
 def throttle_key(username: str) -> str:
     """The throttle's key for a typed username: normalised, case-folded, at most 64 characters."""
-    return username_key((username or "")[:4 * MAX_THROTTLE_KEY_CHARS])[:MAX_THROTTLE_KEY_CHARS]
+    return username_key((username or "")[: 4 * MAX_THROTTLE_KEY_CHARS])[:MAX_THROTTLE_KEY_CHARS]
 
 
 class _Window:
@@ -173,8 +180,15 @@ class LoginThrottle:
       holds at most `max_keys` keys, so failed logins cannot grow memory without bound.
     """
 
-    def __init__(self, limit: int = 5, window_s: float = 300.0, clock=time.monotonic, address_limit: int = 30,
-                 max_keys: int = 10_000, known_window_s: float = 30 * 24 * 3600) -> None:
+    def __init__(
+        self,
+        limit: int = 5,
+        window_s: float = 300.0,
+        clock=time.monotonic,
+        address_limit: int = 30,
+        max_keys: int = 10_000,
+        known_window_s: float = 30 * 24 * 3600,
+    ) -> None:
         self.limit, self.window_s, self.clock = limit, window_s, clock
         self.address_limit = address_limit
         self._accounts = _Window(window_s, max_keys, clock)
@@ -231,8 +245,12 @@ class Account:
     user_id: str = ""
 
     def identity(self) -> Identity:
-        return Identity(user_id=self.user_id or f"local:{self.username}", username=self.username,
-                        role=self.role, display_name=self.display_name or self.username)
+        return Identity(
+            user_id=self.user_id or f"local:{self.username}",
+            username=self.username,
+            role=self.role,
+            display_name=self.display_name or self.username,
+        )
 
 
 def _same_user(key: str):
@@ -251,8 +269,13 @@ class AccountStore:
 
     @staticmethod
     def _account(row: dict) -> Account:
-        return Account(username=row["username"], role=row["role"], display_name=row.get("display_name", ""),
-                       provider=row.get("provider", "local"), user_id=row.get("user_id", ""))
+        return Account(
+            username=row["username"],
+            role=row["role"],
+            display_name=row.get("display_name", ""),
+            provider=row.get("provider", "local"),
+            user_id=row.get("user_id", ""),
+        )
 
     def _row(self, username: str) -> dict | None:
         try:
@@ -291,15 +314,29 @@ class AccountStore:
             rows = db.all()
         return sorted((self._account(r) for r in rows), key=lambda a: a.username)
 
-    def create(self, username: str, password: str | None, role: str = "user", display_name: str = "",
-               provider: str = "local", user_id: str = "") -> Account:
+    def create(
+        self,
+        username: str,
+        password: str | None,
+        role: str = "user",
+        display_name: str = "",
+        provider: str = "local",
+        user_id: str = "",
+    ) -> Account:
         """Add an account; local accounts need a password, SSO accounts (provider "oidc") have none."""
         username = validate_username(username)
         if role not in ROLES:
             raise ValueError(f"Role must be one of: {', '.join(ROLES)}.")
-        row = {"username": username, "role": role, "display_name": display_name[:80], "provider": provider,
-               "user_id": user_id or f"local:{username}", "created": time.time(), "sv": 0,
-               "password": hash_password(validate_password(password)) if provider == "local" else ""}
+        row = {
+            "username": username,
+            "role": role,
+            "display_name": display_name[:80],
+            "provider": provider,
+            "user_id": user_id or f"local:{username}",
+            "created": time.time(),
+            "sv": 0,
+            "password": hash_password(validate_password(password)) if provider == "local" else "",
+        }
         with self._file.open() as db:
             if db.contains(_same_user(username_key(username))):
                 raise ValueError(f"The username {username!r} is taken.")
@@ -328,7 +365,7 @@ class AccountStore:
         that logged into this account before). The delay and the throttle apply to unknown
         usernames too, so the answer does not reveal which usernames exist.
         """
-        name = (username or "")[:4 * MAX_THROTTLE_KEY_CHARS]
+        name = (username or "")[: 4 * MAX_THROTTLE_KEY_CHARS]
         if self.throttle.address_blocked(address):
             time.sleep(self.failure_delay_s)
             raise LoginRefused("Too many failed attempts from your network. Please wait a few minutes and try again.")

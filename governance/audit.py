@@ -44,7 +44,7 @@ def record_hash(record: dict, key: bytes | None = None) -> str:
 
 
 def head_mac(seq: int, digest: str, key: bytes) -> str:
-    return hmac.new(key, f"audit-head:{seq}:{digest}".encode("utf-8"), hashlib.sha256).hexdigest()
+    return hmac.new(key, f"audit-head:{seq}:{digest}".encode(), hashlib.sha256).hexdigest()
 
 
 def _default_key(path: Path, create: bool) -> bytes:
@@ -116,9 +116,18 @@ class AuditLog:
         return self.path.with_name(self.path.name + ".head")
 
     def _write_head(self, record: dict) -> None:
-        write_atomic(self.head_path, canonical({"seq": record["seq"], "hash": record["hash"], "alg": ALG,
-                                                "mac": head_mac(record["seq"], record["hash"], self.key())}),
-                     keep_backup=False)  # an older head kept beside it would let the tail be cut
+        write_atomic(
+            self.head_path,
+            canonical(
+                {
+                    "seq": record["seq"],
+                    "hash": record["hash"],
+                    "alg": ALG,
+                    "mac": head_mac(record["seq"], record["hash"], self.key()),
+                }
+            ),
+            keep_backup=False,
+        )  # an older head kept beside it would let the tail be cut
 
     def _read_head(self) -> dict | None:
         try:
@@ -142,8 +151,9 @@ class AuditLog:
             return VerifyResult(True, 0)
         key = self.key(create=False)
         if not key:
-            return VerifyResult(False, 0, 1, "no audit key: set WARRANT_AUDIT_KEY (or WARRANT_SECRET) as when "
-                                "the log was written")
+            return VerifyResult(
+                False, 0, 1, "no audit key: set WARRANT_AUDIT_KEY (or WARRANT_SECRET) as when the log was written"
+            )
         prev = GENESIS
         count = 0
         keyed = False
@@ -159,34 +169,64 @@ class AuditLog:
                 if not isinstance(record, dict):
                     return VerifyResult(False, count, number, "not a record")
                 if record.get("prev_hash") != prev:
-                    return VerifyResult(False, count, number, "prev_hash does not match the record before it "
-                                        "(a record was deleted, inserted or moved)")
+                    return VerifyResult(
+                        False,
+                        count,
+                        number,
+                        "prev_hash does not match the record before it (a record was deleted, inserted or moved)",
+                    )
                 if record.get("alg") == ALG:
                     keyed = True
                 elif keyed or "alg" in record:
                     return VerifyResult(False, count, number, "an unkeyed record after keyed ones (forged)")
                 if not hmac.compare_digest(str(record.get("hash", "")), record_hash(record, key)):
-                    return VerifyResult(False, count, number, "hash does not match the record's content under the "
-                                        "audit key (edited or forged, or the key is not the one it was written with)")
+                    return VerifyResult(
+                        False,
+                        count,
+                        number,
+                        "hash does not match the record's content under the "
+                        "audit key (edited or forged, or the key is not the one it was written with)",
+                    )
                 if record.get("seq") != count + 1:
-                    return VerifyResult(False, count, number, f"sequence number {record.get('seq')} where {count + 1} was expected")
+                    return VerifyResult(
+                        False, count, number, f"sequence number {record.get('seq')} where {count + 1} was expected"
+                    )
                 prev = record["hash"]
                 hashes[count + 1] = prev
                 count += 1
         if count == 0:
-            return VerifyResult(not head, 0, None if not head else 1,
-                                "" if not head else "the log is empty but records were written")
+            return VerifyResult(
+                not head, 0, None if not head else 1, "" if not head else "the log is empty but records were written"
+            )
         if head is None:
-            return VerifyResult(False, count, count + 1, f"the head file {self.head_path.name} is missing or "
-                                "unreadable: records may have been deleted from the end")
+            return VerifyResult(
+                False,
+                count,
+                count + 1,
+                f"the head file {self.head_path.name} is missing or "
+                "unreadable: records may have been deleted from the end",
+            )
         seq, digest = head.get("seq"), head.get("hash")
-        if head.get("alg") != ALG or not isinstance(seq, int) or not isinstance(digest, str) or \
-                not hmac.compare_digest(str(head.get("mac", "")), head_mac(seq, digest, key)):
-            return VerifyResult(False, count, count + 1, "the head is not keyed with the audit key (forged, or "
-                                "written by an older version: the next recorded event keys it)")
+        if (
+            head.get("alg") != ALG
+            or not isinstance(seq, int)
+            or not isinstance(digest, str)
+            or not hmac.compare_digest(str(head.get("mac", "")), head_mac(seq, digest, key))
+        ):
+            return VerifyResult(
+                False,
+                count,
+                count + 1,
+                "the head is not keyed with the audit key (forged, or "
+                "written by an older version: the next recorded event keys it)",
+            )
         # A crash between the log's fsync and the head's may leave the head one record behind; a
         # head *ahead* of the log, or naming another hash, means records were cut from the end.
         if seq > count or seq < count - 1 or hashes.get(seq) != digest:
-            return VerifyResult(False, count, count + 1, f"the log ends at record {count} but record "
-                                f"{seq} was written (records deleted from the end)")
+            return VerifyResult(
+                False,
+                count,
+                count + 1,
+                f"the log ends at record {count} but record {seq} was written (records deleted from the end)",
+            )
         return VerifyResult(True, count)

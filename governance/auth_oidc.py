@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Callable
+from collections.abc import Callable
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -37,11 +37,21 @@ def add_oidc_routes(app, config, secret: str, sign_in: Callable) -> None:
     from starlette.middleware.sessions import SessionMiddleware
 
     # authlib keeps the OAuth `state` and nonce in this (separate, signed) session cookie.
-    app.add_middleware(SessionMiddleware, secret_key=secret, session_cookie="warrant_oidc",
-                       same_site="none" if config.on_spaces else "lax", https_only=config.on_spaces)
+    app.add_middleware(
+        SessionMiddleware,
+        secret_key=secret,
+        session_cookie="warrant_oidc",
+        same_site="none" if config.on_spaces else "lax",
+        https_only=config.on_spaces,
+    )
     oauth = OAuth()
-    oauth.register("sso", server_metadata_url=config.oidc_metadata_url, client_id=config.oidc_client_id,
-                   client_secret=config.oidc_client_secret, client_kwargs={"scope": "openid email profile"})
+    oauth.register(
+        "sso",
+        server_metadata_url=config.oidc_metadata_url,
+        client_id=config.oidc_client_id,
+        client_secret=config.oidc_client_secret,
+        client_kwargs={"scope": "openid email profile"},
+    )
 
     @app.get("/login/sso")
     async def sso_start(request: Request):

@@ -34,13 +34,18 @@ _CHANGE_CUE = re.compile(
     r"changed to|goes up|went up|gone up|goes down|went down|gone down)\b",
     re.IGNORECASE,
 )
-_VALUE = re.compile(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twice|thrice|half|double)\b",
-                    re.IGNORECASE)
-_POLARITY = re.compile(r"\b(no longer|not any ?more|(?:is|are) not|isn't|aren't|never|scrapped|abolished|"
-                       r"removed|optional|mandatory|compulsory|not required|no need)\b", re.IGNORECASE)
+_VALUE = re.compile(
+    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twice|thrice|half|double)\b", re.IGNORECASE
+)
+_POLARITY = re.compile(
+    r"\b(no longer|not any ?more|(?:is|are) not|isn't|aren't|never|scrapped|abolished|"
+    r"removed|optional|mandatory|compulsory|not required|no need)\b",
+    re.IGNORECASE,
+)
 # Statements about the speaker (memory facts and preferences) are never policy claims.
-_ABOUT_ME = re.compile(r"^(?:i am|i'm|i prefer|my name|call me|remember|i study|i like|please remember)\b",
-                       re.IGNORECASE)
+_ABOUT_ME = re.compile(
+    r"^(?:i am|i'm|i prefer|my name|call me|remember|i study|i like|please remember)\b", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True)
@@ -63,7 +68,7 @@ def detect_claim(text: str) -> Claim | None:
     if not text or len(text) > 600 or "?" in text:
         return None
     reported = _REPORTED.match(text)
-    statement = text[reported.end():].strip() if reported else text
+    statement = text[reported.end() :].strip() if reported else text
     if not statement or is_question(statement) or _ABOUT_ME.match(statement):
         return None
     cue = _CHANGE_CUE.search(statement)
@@ -73,5 +78,4 @@ def detect_claim(text: str) -> Claim | None:
         return None
     statement = statement[0].upper() + statement[1:]
     subject = statement[: cue.start()].strip(" ,.")
-    return Claim(text=text, statement=statement, subject=subject, cue=cue.group(0).lower(),
-                 reported=bool(reported))
+    return Claim(text=text, statement=statement, subject=subject, cue=cue.group(0).lower(), reported=bool(reported))

@@ -105,17 +105,28 @@ def run_documents(args: argparse.Namespace, config: Config) -> int:
 
 def _print_list(entries) -> None:
     header = ("doc_id", "title", "version", "effective", "chunks", "status", "uploaded_by", "uploaded_at")
-    rows = [header] + [(e.doc_id, e.title, e.version, e.effective_date or "-", f"{e.chunks}/{e.total_chunks}",
-                        e.status, e.uploaded_by, e.uploaded_at or "-") for e in entries]
+    rows = [header] + [
+        (
+            e.doc_id,
+            e.title,
+            e.version,
+            e.effective_date or "-",
+            f"{e.chunks}/{e.total_chunks}",
+            e.status,
+            e.uploaded_by,
+            e.uploaded_at or "-",
+        )
+        for e in entries
+    ]
     widths = [min(40, max(len(str(r[i])) for r in rows)) for i in range(len(header))]
     for row in rows:
-        print("  ".join(str(v)[:40].ljust(w) for v, w in zip(row, widths)).rstrip())
+        print("  ".join(str(v)[:40].ljust(w) for v, w in zip(row, widths, strict=False)).rstrip())
 
 
 def run_insights(args: argparse.Namespace, config: Config) -> int:
     from governance.insights import knowledge_gaps, write_gaps_csv
-    from pipeline.index import ChunkIndex
     from pipeline.embedding import MiniLMEmbedding
+    from pipeline.index import ChunkIndex
 
     if not config.query_log_path.exists():
         print(f"refused: no query log at {config.query_log_path}", file=sys.stderr)

@@ -13,32 +13,82 @@ from dataclasses import asdict, dataclass
 
 from pipeline.text import content_terms, split_sentences
 
-_WORD_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-                 "eight": 8, "nine": 9, "ten": 10, "twelve": 12, "fifteen": 15, "twenty": 20,
-                 "thirty": 30}
+_WORD_NUMBERS = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "twelve": 12,
+    "fifteen": 15,
+    "twenty": 20,
+    "thirty": 30,
+}
 _NUM = r"(?P<num>\d[\d,]*(?:\.\d+)?|" + "|".join(_WORD_NUMBERS) + r")"
 _UNIT_FAMILIES = {
-    "day": "days", "days": "days", "week": "weeks", "weeks": "weeks", "month": "months",
-    "months": "months", "year": "years", "years": "years", "hour": "hours", "hours": "hours",
-    "credit": "credits", "credits": "credits", "mark": "marks", "marks": "marks",
-    "member": "people", "members": "people", "student": "people", "students": "people",
-    "advisee": "people", "advisees": "people", "course": "courses", "courses": "courses",
-    "time": "times", "times": "times", "page": "pages", "pages": "pages", "attempt": "attempts",
-    "attempts": "attempts", "withdrawal": "courses", "withdrawals": "courses",
+    "day": "days",
+    "days": "days",
+    "week": "weeks",
+    "weeks": "weeks",
+    "month": "months",
+    "months": "months",
+    "year": "years",
+    "years": "years",
+    "hour": "hours",
+    "hours": "hours",
+    "credit": "credits",
+    "credits": "credits",
+    "mark": "marks",
+    "marks": "marks",
+    "member": "people",
+    "members": "people",
+    "student": "people",
+    "students": "people",
+    "advisee": "people",
+    "advisees": "people",
+    "course": "courses",
+    "courses": "courses",
+    "time": "times",
+    "times": "times",
+    "page": "pages",
+    "pages": "pages",
+    "attempt": "attempts",
+    "attempts": "attempts",
+    "withdrawal": "courses",
+    "withdrawals": "courses",
 }
 _PATTERNS: list[tuple[str, re.Pattern]] = [
-    ("date", re.compile(r"(?P<num>\d{4}-\d{2}-\d{2}|\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
-                        r"[a-z]*\s+\d{4})", re.IGNORECASE)),
+    (
+        "date",
+        re.compile(
+            r"(?P<num>\d{4}-\d{2}-\d{2}|\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
+            r"[a-z]*\s+\d{4})",
+            re.IGNORECASE,
+        ),
+    ),
     ("amount", re.compile(r"(?:rs\.?|inr|₹)\s*(?P<num>\d[\d,]*(?:\.\d+)?)", re.IGNORECASE)),
     ("percent", re.compile(r"(?P<num>\d+(?:\.\d+)?)\s*(?:%|percent\b|per\s+cent\b)", re.IGNORECASE)),
     ("week_number", re.compile(r"\bweek\s+(?P<num>\d+)\b", re.IGNORECASE)),
     ("times", re.compile(r"\b(?P<num>twice|thrice|once)\b", re.IGNORECASE)),
-    ("count", re.compile(r"\b" + _NUM + r"(?:\s+(?:calendar|working|academic|teaching|consecutive))?\s+"
-                         r"(?P<unit>" + "|".join(sorted(_UNIT_FAMILIES, key=len, reverse=True)) + r")\b",
-                         re.IGNORECASE)),
+    (
+        "count",
+        re.compile(
+            r"\b" + _NUM + r"(?:\s+(?:calendar|working|academic|teaching|consecutive))?\s+"
+            r"(?P<unit>" + "|".join(sorted(_UNIT_FAMILIES, key=len, reverse=True)) + r")\b",
+            re.IGNORECASE,
+        ),
+    ),
 ]
-_NEGATION = re.compile(r"\b(no longer|not|never|no|none|abolished|scrapped|removed|excluded|"
-                       r"isn't|aren't|doesn't|don't|cannot|can't)\b", re.IGNORECASE)
+_NEGATION = re.compile(
+    r"\b(no longer|not|never|no|none|abolished|scrapped|removed|excluded|"
+    r"isn't|aren't|doesn't|don't|cannot|can't)\b",
+    re.IGNORECASE,
+)
 _TIMES_WORDS = {"once": 1, "twice": 2, "thrice": 3}
 
 
@@ -93,8 +143,9 @@ def extract_values(text: str) -> list[Value]:
             else:
                 label = kind
             taken.append((m.start(), m.end()))
-            found.append(Value(label, _normalise(m.group("num")), m.group(0), m.start(), m.end(),
-                               m.start("num"), m.end("num")))
+            found.append(
+                Value(label, _normalise(m.group("num")), m.group(0), m.start(), m.end(), m.start("num"), m.end("num"))
+            )
     return sorted(found, key=lambda v: v.start)
 
 
@@ -105,7 +156,7 @@ def _sentence_spans(text: str) -> list[tuple[int, int, str]]:
         at = text.find(head, cursor)
         if at < 0:
             continue
-        end = at + len(sentence) if text[at: at + len(sentence)] == sentence else _sentence_end(text, at)
+        end = at + len(sentence) if text[at : at + len(sentence)] == sentence else _sentence_end(text, at)
         spans.append((at, end, text[at:end]))
         cursor = end
     return spans
@@ -122,13 +173,13 @@ def _overlap(a: set[str], sentence: str) -> int:
 
 def _render(chunk_value: Value, claim_value: Value, chunk_text: str) -> str:
     """The chunk's span with the claimed number put in place of its own (keeps the chunk's style)."""
-    span = chunk_text[chunk_value.start: chunk_value.end]
+    span = chunk_text[chunk_value.start : chunk_value.end]
     offset = chunk_value.num_start - chunk_value.start
     length = chunk_value.num_end - chunk_value.num_start
     if claim_value.text.lower() in _TIMES_WORDS:
         return claim_value.text  # "twice" replaces all of "three times"
-    raw = claim_value.text[claim_value.num_start - claim_value.start: claim_value.num_end - claim_value.start]
-    return span[:offset] + raw + span[offset + length:]
+    raw = claim_value.text[claim_value.num_start - claim_value.start : claim_value.num_end - claim_value.start]
+    return span[:offset] + raw + span[offset + length :]
 
 
 def find_contradictions(statement: str, chunk_id: str, chunk_text: str, section: str = "") -> list[Contradiction]:
@@ -153,13 +204,19 @@ def find_contradictions(statement: str, chunk_id: str, chunk_text: str, section:
         if any(value.value == claimed.value for value in closest):
             continue  # the claim agrees with the chunk
         target = closest[0]
-        out.append(Contradiction(
-            kind=claimed.kind, chunk_id=chunk_id, section=section,
-            claim_span={"text": claimed.text, "start": claimed.start, "end": claimed.end},
-            chunk_span={"text": target.text, "start": target.start, "end": target.end},
-            claim_value=claimed.value, chunk_value=target.value,
-            replacement=_render(target, claimed, chunk_text), score=best,
-        ))
+        out.append(
+            Contradiction(
+                kind=claimed.kind,
+                chunk_id=chunk_id,
+                section=section,
+                claim_span={"text": claimed.text, "start": claimed.start, "end": claimed.end},
+                chunk_span={"text": target.text, "start": target.start, "end": target.end},
+                claim_value=claimed.value,
+                chunk_value=target.value,
+                replacement=_render(target, claimed, chunk_text),
+                score=best,
+            )
+        )
     if not out:
         polarity = _polarity_contradiction(statement, claim_terms, chunk_id, chunk_text, section, sentences)
         if polarity is not None:
@@ -167,8 +224,14 @@ def find_contradictions(statement: str, chunk_id: str, chunk_text: str, section:
     return out
 
 
-def _polarity_contradiction(statement: str, claim_terms: set[str], chunk_id: str, chunk_text: str,
-                            section: str, sentences: list[tuple[int, int, str]]) -> Contradiction | None:
+def _polarity_contradiction(
+    statement: str,
+    claim_terms: set[str],
+    chunk_id: str,
+    chunk_text: str,
+    section: str,
+    sentences: list[tuple[int, int, str]],
+) -> Contradiction | None:
     negated = _NEGATION.search(statement)
     if negated is None or not sentences:
         return None
@@ -179,10 +242,15 @@ def _polarity_contradiction(statement: str, claim_terms: set[str], chunk_id: str
     if not replacement.endswith("."):
         replacement += "."
     return Contradiction(
-        kind="polarity", chunk_id=chunk_id, section=section,
+        kind="polarity",
+        chunk_id=chunk_id,
+        section=section,
         claim_span={"text": negated.group(0), "start": negated.start(), "end": negated.end()},
         chunk_span={"text": sentence, "start": start, "end": end},
-        claim_value="negative", chunk_value="positive", replacement=replacement, score=score,
+        claim_value="negative",
+        chunk_value="positive",
+        replacement=replacement,
+        score=score,
     )
 
 
@@ -204,6 +272,6 @@ def propose_replacement(chunk_text: str, contradictions: list[Contradiction | di
     text = chunk_text
     for item in sorted(items, key=lambda c: c["chunk_span"]["start"], reverse=True):
         span = item["chunk_span"]
-        if text[span["start"]: span["end"]] == span["text"]:
-            text = text[: span["start"]] + item["replacement"] + text[span["end"]:]
+        if text[span["start"] : span["end"]] == span["text"]:
+            text = text[: span["start"]] + item["replacement"] + text[span["end"] :]
     return text

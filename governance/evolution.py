@@ -16,8 +16,8 @@ import hashlib
 import json
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
 
@@ -29,7 +29,7 @@ Hook = Callable[[str], None]
 
 
 def bump_version(version: str) -> str:
-    """"1.0" -> "1.1", "2" -> "2.1", "1.9" -> "1.10"."""
+    """ "1.0" -> "1.1", "2" -> "2.1", "1.9" -> "1.10"."""
     parts = str(version or "1").split(".")
     if len(parts) > 1 and parts[-1].isdigit():
         parts[-1] = str(int(parts[-1]) + 1)
@@ -39,13 +39,17 @@ def bump_version(version: str) -> str:
 
 def new_chunk_id(ticket_id: str, old: TextNode) -> str:
     """Deterministic, so a retried apply targets the same id."""
-    digest = hashlib.sha256(f"{ticket_id}\n{old.node_id}".encode("utf-8")).hexdigest()[:12]
+    digest = hashlib.sha256(f"{ticket_id}\n{old.node_id}".encode()).hexdigest()[:12]
     return f"{old.metadata.get('doc_id', 'doc')}::{slugify(old.metadata.get('section', ''))}::t{digest}"
 
 
 def _node_record(node: TextNode) -> dict:
-    return {"id": node.node_id, "text": node.text, "metadata": dict(node.metadata),
-            "embedding": list(node.embedding or [])}
+    return {
+        "id": node.node_id,
+        "text": node.text,
+        "metadata": dict(node.metadata),
+        "embedding": list(node.embedding or []),
+    }
 
 
 def _node_from_record(record: dict, **changes) -> TextNode:
@@ -94,8 +98,10 @@ class CorpusEvolution:
             raise ValueError(f"Affected chunk(s) no longer in the index: {', '.join(sorted(missing))}.")
         inactive = [n.node_id for n in olds if n.metadata.get("status") != ACTIVE]
         if inactive:
-            raise ValueError(f"Chunk(s) already superseded by another change: {', '.join(inactive)}. "
-                             "Reject this ticket or file it again against the current text.")
+            raise ValueError(
+                f"Chunk(s) already superseded by another change: {', '.join(inactive)}. "
+                "Reject this ticket or file it again against the current text."
+            )
         new_nodes = []
         for old in olds:
             text = replacements[old.node_id].strip()
@@ -103,24 +109,38 @@ class CorpusEvolution:
                 raise ValueError("The replacement text is empty.")
             meta = old.metadata
             chunk = Chunk(
-                chunk_id=new_chunk_id(ticket_id, old), doc_id=meta.get("doc_id", ""), title=meta.get("title", ""),
-                section=meta.get("section", ""), section_numbers=str(meta.get("section_numbers", "")), text=text,
-                version=bump_version(str(meta.get("version", ""))), effective_date=effective_date,
-                owner=meta.get("owner", ""), source=meta.get("source", ""), position=int(meta.get("position", 0)),
+                chunk_id=new_chunk_id(ticket_id, old),
+                doc_id=meta.get("doc_id", ""),
+                title=meta.get("title", ""),
+                section=meta.get("section", ""),
+                section_numbers=str(meta.get("section_numbers", "")),
+                text=text,
+                version=bump_version(str(meta.get("version", ""))),
+                effective_date=effective_date,
+                owner=meta.get("owner", ""),
+                source=meta.get("source", ""),
+                position=int(meta.get("position", 0)),
                 content_hash=hashlib.sha256(text.encode("utf-8")).hexdigest()[:16],
             )
             node = chunk_to_node(chunk, status=ACTIVE, origin="ticket", supersedes=old.node_id, ticket_id=ticket_id)
             new_nodes.append(node)
         self.index.embed_nodes(new_nodes)
-        return {"ticket_id": ticket_id, "phase": "applying", "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                "old": [_node_record(n) for n in olds], "new": [_node_record(n) for n in new_nodes]}
+        return {
+            "ticket_id": ticket_id,
+            "phase": "applying",
+            "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "old": [_node_record(n) for n in olds],
+            "new": [_node_record(n) for n in new_nodes],
+        }
 
     # -- applying and undoing ---------------------------------------------------------------------
     def apply(self, plan: dict, hook: Hook | None = None) -> dict:
         """Deprecate the old chunks and add the new ones; each step skipped when already done."""
         hook = hook or (lambda step: None)
-        pairs = list(zip(plan["old"], plan["new"]))
-        present = {n.node_id: n for n in self.index.get_nodes([o["id"] for o in plan["old"]] + [n["id"] for n in plan["new"]])}
+        pairs = list(zip(plan["old"], plan["new"], strict=False))
+        present = {
+            n.node_id: n for n in self.index.get_nodes([o["id"] for o in plan["old"]] + [n["id"] for n in plan["new"]])
+        }
         deprecated = []
         with self.index.write_lock:
             for old, new in pairs:
@@ -153,21 +173,28 @@ class CorpusEvolution:
                 if node is None:
                     self.index.add_nodes([_node_from_record(old)])
                     restored.append(old["id"])
-                elif (node.metadata.get("status") != old["metadata"].get("status")
-                      or node.metadata.get("superseded_by") != old["metadata"].get("superseded_by")):
-                    self.index.update_metadata([old["id"]], status=old["metadata"].get("status", ACTIVE),
-                                               superseded_by=old["metadata"].get("superseded_by", ""))
+                elif node.metadata.get("status") != old["metadata"].get("status") or node.metadata.get(
+                    "superseded_by"
+                ) != old["metadata"].get("superseded_by"):
+                    self.index.update_metadata(
+                        [old["id"]],
+                        status=old["metadata"].get("status", ACTIVE),
+                        superseded_by=old["metadata"].get("superseded_by", ""),
+                    )
                     restored.append(old["id"])
         return {"removed": existing_new, "restored": restored}
 
     def state_of(self, plan: dict) -> str:
-        """"before", "after", or "partial" - what the index holds for this plan right now."""
-        nodes = {n.node_id: n for n in self.index.get_nodes([o["id"] for o in plan["old"]] + [n["id"] for n in plan["new"]])}
+        """ "before", "after", or "partial" - what the index holds for this plan right now."""
+        nodes = {
+            n.node_id: n for n in self.index.get_nodes([o["id"] for o in plan["old"]] + [n["id"] for n in plan["new"]])
+        }
         olds = [nodes.get(o["id"]) for o in plan["old"]]
         news = [nodes.get(n["id"]) for n in plan["new"]]
         if all(o is not None and o.metadata.get("status") == ACTIVE for o in olds) and all(n is None for n in news):
             return "before"
-        if (all(o is not None and o.metadata.get("status") == DEPRECATED for o in olds)
-                and all(n is not None and n.metadata.get("status") == ACTIVE for n in news)):
+        if all(o is not None and o.metadata.get("status") == DEPRECATED for o in olds) and all(
+            n is not None and n.metadata.get("status") == ACTIVE for n in news
+        ):
             return "after"
         return "partial"

@@ -13,8 +13,20 @@ ROLES = ("user", "reviewer", "admin")
 PERMISSIONS: dict[str, frozenset[str]] = {
     "user": frozenset({"chat", "own_memory", "file_claim", "own_tickets"}),
     "reviewer": frozenset({"chat", "own_memory", "file_claim", "own_tickets", "review_tickets", "read_audit"}),
-    "admin": frozenset({"chat", "own_memory", "file_claim", "own_tickets", "review_tickets", "read_audit",
-                        "manage_accounts", "ingest", "set_tau", "verify_audit"}),
+    "admin": frozenset(
+        {
+            "chat",
+            "own_memory",
+            "file_claim",
+            "own_tickets",
+            "review_tickets",
+            "read_audit",
+            "manage_accounts",
+            "ingest",
+            "set_tau",
+            "verify_audit",
+        }
+    ),
 }
 
 

@@ -47,8 +47,11 @@ def read_log(path: Path, retention_days: int = 0) -> list[dict]:
     path = Path(path)
     if not path.exists():
         return []
-    cutoff = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - retention_days * 86400)) \
-        if retention_days > 0 else ""
+    cutoff = (
+        time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - retention_days * 86400))
+        if retention_days > 0
+        else ""
+    )
     records = []
     with open(path, encoding="utf-8") as fh:
         for line in fh:
@@ -92,11 +95,14 @@ def overview(records: list[dict], section_of: dict[str, str] | None = None) -> d
             docs[doc] += 1
             sections[(section_of or {}).get(chunk_id) or f"{doc} §{rest.partition('::')[0]}"] += 1
     return {
-        "days": sorted(by_day), "by_day": {d: dict(c) for d, c in by_day.items()},
-        "sigmas": sigmas, "tau": taus[-1] if taus else None,
+        "days": sorted(by_day),
+        "by_day": {d: dict(c) for d, c in by_day.items()},
+        "sigmas": sigmas,
+        "tau": taus[-1] if taus else None,
         "latency_p50": float(np.percentile(latencies, 50)) if latencies else None,
         "latency_p95": float(np.percentile(latencies, 95)) if latencies else None,
-        "top_documents": docs.most_common(10), "top_sections": sections.most_common(10),
+        "top_documents": docs.most_common(10),
+        "top_sections": sections.most_common(10),
         "turns": len(records),
     }
 
@@ -113,8 +119,7 @@ def cluster(vectors: np.ndarray, distance: float = GAP_DISTANCE) -> list[int]:
         return [0] * len(vectors)
     from sklearn.cluster import AgglomerativeClustering
 
-    model = AgglomerativeClustering(n_clusters=None, metric="cosine", linkage="average",
-                                    distance_threshold=distance)
+    model = AgglomerativeClustering(n_clusters=None, metric="cosine", linkage="average", distance_threshold=distance)
     return [int(label) for label in model.fit_predict(vectors)]
 
 
@@ -133,7 +138,7 @@ def knowledge_gaps(log_path: Path, index, retention_days: int = 0) -> list[GapGr
     labels = cluster(vectors)
     retriever = index.retriever(1)
     nearest = []
-    for question, vector in zip(questions, vectors):
+    for question, vector in zip(questions, vectors, strict=False):
         hits = retriever.retrieve(QueryBundle(query_str=question, embedding=vector.tolist()))
         nearest.append(_section_label(hits[0].node) if hits else "")
     members: dict[int, list[int]] = defaultdict(list)
@@ -142,8 +147,10 @@ def knowledge_gaps(log_path: Path, index, retention_days: int = 0) -> list[GapGr
     ordered = sorted(members.values(), key=lambda idx: (-len(idx), questions[idx[0]].lower()))
     groups = []
     for number, idx in enumerate(ordered, start=1):
-        group = GapGroup(number, [GapQuestion(questions[i], turns[i].get("sigma"), str(turns[i].get("ts", "")),
-                                              nearest[i]) for i in idx])
+        group = GapGroup(
+            number,
+            [GapQuestion(questions[i], turns[i].get("sigma"), str(turns[i].get("ts", "")), nearest[i]) for i in idx],
+        )
         centre = vectors[idx].mean(axis=0)
         centre /= max(float(np.linalg.norm(centre)), 1e-9)
         hits = retriever.retrieve(QueryBundle(query_str=questions[idx[0]], embedding=centre.tolist()))
@@ -154,9 +161,17 @@ def knowledge_gaps(log_path: Path, index, retention_days: int = 0) -> list[GapGr
 
 def gap_rows(groups: list[GapGroup]) -> list[dict]:
     """One row per question: group id, group size, the question, σ, the nearest section."""
-    return [{"group_id": g.group_id, "group_size": g.size, "question": q.question,
-             "sigma": "" if q.sigma is None else round(float(q.sigma), 3), "nearest_section": q.nearest_section}
-            for g in groups for q in g.questions]
+    return [
+        {
+            "group_id": g.group_id,
+            "group_size": g.size,
+            "question": q.question,
+            "sigma": "" if q.sigma is None else round(float(q.sigma), 3),
+            "nearest_section": q.nearest_section,
+        }
+        for g in groups
+        for q in g.questions
+    ]
 
 
 def write_gaps_csv(groups: list[GapGroup], path: Path) -> int:

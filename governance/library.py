@@ -14,14 +14,15 @@ from __future__ import annotations
 import hashlib
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+
+from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
 
 from governance.audit import AuditLog
 from governance.evolution import CorpusEvolution, bump_version
 from governance.identity import Identity, require
-from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
 from pipeline.chunking import ChunkIssue, audit_chunks, chunk_document
 from pipeline.config import Config
 from pipeline.convert import ConversionRefused, convert
@@ -53,8 +54,10 @@ class PreparedDocument:
     text_sha256: str
 
     def audit_lines(self) -> list[str]:
-        lines = [f"{self.name} → {self.doc_id} \"{self.title}\" v{self.version}"
-                 f"{', effective ' + self.effective_date if self.effective_date else ''}: {len(self.chunks)} chunks"]
+        lines = [
+            f'{self.name} → {self.doc_id} "{self.title}" v{self.version}'
+            f"{', effective ' + self.effective_date if self.effective_date else ''}: {len(self.chunks)} chunks"
+        ]
         lines += [f"  - {i.chunk_id.split('::')[1]}: {i.problem}" for i in self.issues]
         return lines
 
@@ -86,8 +89,12 @@ def _now() -> str:
 
 
 def _record(node: TextNode) -> dict:
-    return {"id": node.node_id, "text": node.text, "metadata": dict(node.metadata),
-            "embedding": list(node.embedding or [])}
+    return {
+        "id": node.node_id,
+        "text": node.text,
+        "metadata": dict(node.metadata),
+        "embedding": list(node.embedding or []),
+    }
 
 
 def _node(record: dict, **changes: str) -> TextNode:
@@ -133,39 +140,68 @@ class DocumentLibrary:
             status = "retired"
         else:
             status = "replaced"
-        return LibraryEntry(doc_id, str(newest.get("title", "")), str(newest.get("version", "")),
-                            str(newest.get("effective_date", "")), len(active), len(metas), status,
-                            str(newest.get("uploaded_by", "") or "(ingest)"), str(newest.get("uploaded_at", "")),
-                            str(newest.get("source", "")))
+        return LibraryEntry(
+            doc_id,
+            str(newest.get("title", "")),
+            str(newest.get("version", "")),
+            str(newest.get("effective_date", "")),
+            len(active),
+            len(metas),
+            status,
+            str(newest.get("uploaded_by", "") or "(ingest)"),
+            str(newest.get("uploaded_at", "")),
+            str(newest.get("source", "")),
+        )
 
     def chunks(self, identity: Identity, doc_id: str) -> list[dict]:
         """Every chunk of a document, active first, in document order."""
         require(identity, "ingest")
         nodes = self.index.get_nodes(where={"doc_id": str(doc_id or "").strip()})
-        rows = [{"chunk_id": n.node_id, "section": n.metadata.get("section", ""),
-                 "version": n.metadata.get("version", ""), "status": n.metadata.get("status", ""),
-                 "origin": n.metadata.get("origin", ""), "words": len(n.text.split()), "text": n.text}
-                for n in nodes]
+        rows = [
+            {
+                "chunk_id": n.node_id,
+                "section": n.metadata.get("section", ""),
+                "version": n.metadata.get("version", ""),
+                "status": n.metadata.get("status", ""),
+                "origin": n.metadata.get("origin", ""),
+                "words": len(n.text.split()),
+                "text": n.text,
+            }
+            for n in nodes
+        ]
         return sorted(rows, key=lambda r: (r["status"] != ACTIVE, r["chunk_id"]))
 
     # -- preparing (no writes) -----------------------------------------------------------------------
-    def prepare(self, data: bytes, name: str, title: str = "", version: str = "", effective_date: str = "",
-                doc_id: str = "") -> PreparedDocument:
+    def prepare(
+        self, data: bytes, name: str, title: str = "", version: str = "", effective_date: str = "", doc_id: str = ""
+    ) -> PreparedDocument:
         """Convert and chunk one file; raises DocumentError (ConversionRefused) with a plain reason."""
         converted = convert(data, name)
         document = document_from_text(
-            converted.markdown, converted.name, converted.kind, doc_id=doc_id,
-            title=title or converted.title, version=version or converted.version,
+            converted.markdown,
+            converted.name,
+            converted.kind,
+            doc_id=doc_id,
+            title=title or converted.title,
+            version=version or converted.version,
             effective_date=effective_date or converted.effective_date,
         )
         chunks = chunk_document(document, self.config.chunk_min_words, self.config.chunk_max_words)
         if not chunks:
             raise ConversionRefused(f"{name} produced no chunks to index.")
         text_sha = hashlib.sha256(document.body.encode("utf-8")).hexdigest()
-        return PreparedDocument(name, converted.kind, document.doc_id, document.title, document.version,
-                                document.effective_date, chunks,
-                                audit_chunks(chunks, self.config.chunk_min_words, self.config.chunk_max_words),
-                                hashlib.sha256(data).hexdigest(), text_sha)
+        return PreparedDocument(
+            name,
+            converted.kind,
+            document.doc_id,
+            document.title,
+            document.version,
+            document.effective_date,
+            chunks,
+            audit_chunks(chunks, self.config.chunk_min_words, self.config.chunk_max_words),
+            hashlib.sha256(data).hexdigest(),
+            text_sha,
+        )
 
     def preview(self, identity: Identity, data: bytes, name: str, **fields: str) -> PreparedDocument:
         """`prepare` for an admin (the Documents tab's check step): nothing is written."""
@@ -176,45 +212,51 @@ class DocumentLibrary:
         """Refuse a document whose content is already in the library, or whose id is taken (say which)."""
         duplicate = self._same_content(prepared)
         if duplicate:
-            raise DocumentRefused(f"{prepared.name} is a duplicate of {duplicate}, already in the library; "
-                                  "nothing was added.")
+            raise DocumentRefused(
+                f"{prepared.name} is a duplicate of {duplicate}, already in the library; nothing was added."
+            )
         existing = self.index.collection.get(where={"doc_id": prepared.doc_id}, include=["metadatas"])
         if existing["ids"]:
             entry = self._entry(prepared.doc_id, existing["metadatas"])
             raise DocumentRefused(
                 f"{prepared.name}: a document with id {prepared.doc_id} is already in the library "
-                f"(\"{entry.title}\" v{entry.version}, {entry.status}); replace that document instead, "
-                "or give this one another title.")
+                f'("{entry.title}" v{entry.version}, {entry.status}); replace that document instead, '
+                "or give this one another title."
+            )
 
     def _same_content(self, prepared: PreparedDocument) -> str:
         for key, value in (("file_sha256", prepared.file_sha256), ("text_sha256", prepared.text_sha256)):
             hits = self.index.collection.get(where={"$and": [{key: value}, {"status": ACTIVE}]}, include=["metadatas"])
             if hits["ids"]:
                 meta = hits["metadatas"][0]
-                return f"{meta.get('doc_id')} (\"{meta.get('title', '')}\")"
+                return f'{meta.get("doc_id")} ("{meta.get("title", "")}")'
         # Documents ingested from a folder carry no file digest: compare their chunks' content.
         hashes = [c.content_hash for c in prepared.chunks]
-        hits = self.index.collection.get(where={"$and": [{"content_hash": {"$in": hashes}}, {"status": ACTIVE}]},
-                                         include=["metadatas"])
+        hits = self.index.collection.get(
+            where={"$and": [{"content_hash": {"$in": hashes}}, {"status": ACTIVE}]}, include=["metadatas"]
+        )
         owners: dict[str, set[str]] = defaultdict(set)
         for meta in hits["metadatas"]:
             owners[meta.get("doc_id", "")].add(meta.get("content_hash", ""))
         for doc_id, found in owners.items():
             if found >= set(hashes):  # every chunk of the upload is already there
                 title = next(m.get("title", "") for m in hits["metadatas"] if m.get("doc_id") == doc_id)
-                return f"{doc_id} (\"{title}\")"
+                return f'{doc_id} ("{title}")'
         return ""
 
     # -- changing ------------------------------------------------------------------------------------
-    def add(self, identity: Identity, prepared: list[PreparedDocument], progress: Progress | None = None) -> list[ChangeResult]:
+    def add(
+        self, identity: Identity, prepared: list[PreparedDocument], progress: Progress | None = None
+    ) -> list[ChangeResult]:
         """Index new documents. All are checked first: one refusal and none is added."""
         require(identity, "ingest")
         with self._lock:
             ids = [p.doc_id for p in prepared]
             repeated = {d for d in ids if ids.count(d) > 1}
             if repeated:
-                raise DocumentRefused(f"Two of the files would both become {', '.join(sorted(repeated))}; "
-                                      "give them different titles.")
+                raise DocumentRefused(
+                    f"Two of the files would both become {', '.join(sorted(repeated))}; give them different titles."
+                )
             texts = [p.text_sha256 for p in prepared]
             if len(set(texts)) != len(texts):
                 raise DocumentRefused("Two of the files have the same text; upload it once.")
@@ -225,15 +267,31 @@ class DocumentLibrary:
                 if progress:
                     progress(number / max(1, len(prepared)), f"indexing {p.name}")
                 new = [self._upload_node(c, p, identity) for c in p.chunks]
-                self._change(identity, "document_added", p.doc_id, {}, [], new,
-                             title=p.title, version=p.version, file=p.name, file_sha256=p.file_sha256,
-                             chunks=len(new))
-                results.append(ChangeResult(p.doc_id, f"Added {p.doc_id} (\"{p.title}\" v{p.version}): "
-                                            f"{len(new)} chunks.", [n.node_id for n in new]))
+                self._change(
+                    identity,
+                    "document_added",
+                    p.doc_id,
+                    {},
+                    [],
+                    new,
+                    title=p.title,
+                    version=p.version,
+                    file=p.name,
+                    file_sha256=p.file_sha256,
+                    chunks=len(new),
+                )
+                results.append(
+                    ChangeResult(
+                        p.doc_id,
+                        f'Added {p.doc_id} ("{p.title}" v{p.version}): {len(new)} chunks.',
+                        [n.node_id for n in new],
+                    )
+                )
             return results
 
-    def replace(self, identity: Identity, doc_id: str, prepared: PreparedDocument,
-                progress: Progress | None = None) -> ChangeResult:
+    def replace(
+        self, identity: Identity, doc_id: str, prepared: PreparedDocument, progress: Progress | None = None
+    ) -> ChangeResult:
         """A new version of an active document: unchanged chunks keep their vectors (new version
         number), changed ones are embedded, the old version's other chunks are deprecated."""
         require(identity, "ingest")
@@ -241,19 +299,43 @@ class DocumentLibrary:
         with self._lock:
             old = self.index.get_nodes(where={"$and": [{"doc_id": doc_id}, {"status": ACTIVE}]}, with_embeddings=True)
             if not old:
-                raise DocumentRefused(f"No active document {doc_id!r} to replace; see the library for the ids "
-                                      "(a retired document must be restored first).")
+                raise DocumentRefused(
+                    f"No active document {doc_id!r} to replace; see the library for the ids "
+                    "(a retired document must be restored first)."
+                )
             if prepared.text_sha256 == old[0].metadata.get("text_sha256"):
-                raise DocumentRefused(f"{prepared.name} has the same text as the current version of {doc_id}; "
-                                      "nothing changed.")
+                raise DocumentRefused(
+                    f"{prepared.name} has the same text as the current version of {doc_id}; nothing changed."
+                )
             old_version = str(old[0].metadata.get("version", ""))
-            version = prepared.version if prepared.version not in ("", "1.0", old_version) else bump_version(old_version)
+            version = (
+                prepared.version if prepared.version not in ("", "1.0", old_version) else bump_version(old_version)
+            )
             effective = prepared.effective_date or time.strftime("%Y-%m-%d", time.gmtime())
-            fresh = [Chunk(**{**c.__dict__, "chunk_id": c.chunk_id.replace(prepared.doc_id + "::", doc_id + "::", 1),
-                              "doc_id": doc_id, "version": version, "effective_date": effective})
-                     for c in prepared.chunks]
-            p = PreparedDocument(prepared.name, prepared.kind, doc_id, prepared.title, version, effective, fresh,
-                                 prepared.issues, prepared.file_sha256, prepared.text_sha256)
+            fresh = [
+                Chunk(
+                    **{
+                        **c.__dict__,
+                        "chunk_id": c.chunk_id.replace(prepared.doc_id + "::", doc_id + "::", 1),
+                        "doc_id": doc_id,
+                        "version": version,
+                        "effective_date": effective,
+                    }
+                )
+                for c in prepared.chunks
+            ]
+            p = PreparedDocument(
+                prepared.name,
+                prepared.kind,
+                doc_id,
+                prepared.title,
+                version,
+                effective,
+                fresh,
+                prepared.issues,
+                prepared.file_sha256,
+                prepared.text_sha256,
+            )
             if progress:
                 progress(0.1, f"comparing {len(fresh)} chunks with version {old_version}")
             existing = {n.node_id: n for n in self.index.get_nodes([c.chunk_id for c in fresh], with_embeddings=True)}
@@ -265,21 +347,41 @@ class DocumentLibrary:
                     new.append(self._upload_node(chunk, p, identity))
                 else:  # same text: keep the vector, take the new version's metadata
                     touched.append(node)
-                    changes[node.node_id] = {"status": ACTIVE, "version": version, "effective_date": effective,
-                                             "title": p.title, "superseded_by": "", "retired_at": "",
-                                             **uploaded}
+                    changes[node.node_id] = {
+                        "status": ACTIVE,
+                        "version": version,
+                        "effective_date": effective,
+                        "title": p.title,
+                        "superseded_by": "",
+                        "retired_at": "",
+                        **uploaded,
+                    }
             superseded_by = f"{doc_id}@{version}"
             for node in old:
                 if node.node_id not in changes:
                     touched.append(node)
                     changes[node.node_id] = {"status": DEPRECATED, "superseded_by": superseded_by}
-            self._change(identity, "document_replaced", doc_id, changes, touched, new,
-                         old_version=old_version, version=version, file=p.name, file_sha256=p.file_sha256,
-                         unchanged=len(fresh) - len(new))
+            self._change(
+                identity,
+                "document_replaced",
+                doc_id,
+                changes,
+                touched,
+                new,
+                old_version=old_version,
+                version=version,
+                file=p.name,
+                file_sha256=p.file_sha256,
+                unchanged=len(fresh) - len(new),
+            )
             deprecated = [i for i, c in changes.items() if c["status"] == DEPRECATED]
-            return ChangeResult(doc_id, f"Replaced {doc_id} v{old_version} by v{version}: {len(new)} chunks "
-                                f"embedded, {len(fresh) - len(new)} unchanged, {len(deprecated)} deprecated (kept).",
-                                [n.node_id for n in new], deprecated)
+            return ChangeResult(
+                doc_id,
+                f"Replaced {doc_id} v{old_version} by v{version}: {len(new)} chunks "
+                f"embedded, {len(fresh) - len(new)} unchanged, {len(deprecated)} deprecated (kept).",
+                [n.node_id for n in new],
+                deprecated,
+            )
 
     def retire(self, identity: Identity, doc_id: str, reason: str = "") -> ChangeResult:
         """Deprecate every active chunk of a document (kept; `restore` brings them back)."""
@@ -290,11 +392,15 @@ class DocumentLibrary:
             if not old:
                 raise DocumentRefused(f"No active document {doc_id!r} to retire.")
             stamp = _now()
-            changes = {n.node_id: {"status": DEPRECATED, "retired_at": stamp, "retired_by": identity.username}
-                       for n in old}
+            changes = {
+                n.node_id: {"status": DEPRECATED, "retired_at": stamp, "retired_by": identity.username} for n in old
+            }
             self._change(identity, "document_retired", doc_id, changes, old, [], reason=reason)
-            return ChangeResult(doc_id, f"Retired {doc_id}: {len(old)} chunks deprecated (kept; restore to undo).",
-                                changed=list(changes))
+            return ChangeResult(
+                doc_id,
+                f"Retired {doc_id}: {len(old)} chunks deprecated (kept; restore to undo).",
+                changed=list(changes),
+            )
 
     def restore(self, identity: Identity, doc_id: str) -> ChangeResult:
         """Undo `retire`: the chunks it deprecated become active again."""
@@ -303,8 +409,11 @@ class DocumentLibrary:
         with self._lock:
             if self.index.collection.get(where={"$and": [{"doc_id": doc_id}, {"status": ACTIVE}]}, include=[])["ids"]:
                 raise DocumentRefused(f"{doc_id} is active; there is nothing to restore.")
-            nodes = [n for n in self.index.get_nodes(where={"doc_id": doc_id}, with_embeddings=True)
-                     if n.metadata.get("retired_at")]
+            nodes = [
+                n
+                for n in self.index.get_nodes(where={"doc_id": doc_id}, with_embeddings=True)
+                if n.metadata.get("retired_at")
+            ]
             if not nodes:
                 raise DocumentRefused(f"No retired document {doc_id!r}.")
             latest = max(n.metadata["retired_at"] for n in nodes)
@@ -315,18 +424,37 @@ class DocumentLibrary:
 
     # -- the crash-safe change -----------------------------------------------------------------------
     def _upload_meta(self, p: PreparedDocument, identity: Identity) -> dict[str, str]:
-        return {"uploaded_by": identity.username, "uploaded_at": _now(), "file_sha256": p.file_sha256,
-                "text_sha256": p.text_sha256}
+        return {
+            "uploaded_by": identity.username,
+            "uploaded_at": _now(),
+            "file_sha256": p.file_sha256,
+            "text_sha256": p.text_sha256,
+        }
 
     def _upload_node(self, chunk: Chunk, p: PreparedDocument, identity: Identity) -> TextNode:
         return chunk_to_node(chunk, origin="upload", retired_at="", **self._upload_meta(p, identity))
 
-    def _change(self, identity: Identity, event: str, doc_id: str, changes: dict[str, dict], touched: list[TextNode],
-                new: list[TextNode], **details) -> None:
+    def _change(
+        self,
+        identity: Identity,
+        event: str,
+        doc_id: str,
+        changes: dict[str, dict],
+        touched: list[TextNode],
+        new: list[TextNode],
+        **details,
+    ) -> None:
         self.index.embed_nodes(new)  # before the journal: a crash while embedding changes nothing
-        plan = {"event": event, "doc_id": doc_id, "phase": "applying", "started_at": _now(),
-                "actor": identity.username, "old": [_record(n) for n in touched], "changes": changes,
-                "new": [_record(n) for n in new]}
+        plan = {
+            "event": event,
+            "doc_id": doc_id,
+            "phase": "applying",
+            "started_at": _now(),
+            "actor": identity.username,
+            "old": [_record(n) for n in touched],
+            "changes": changes,
+            "new": [_record(n) for n in new],
+        }
         self.journal.write_journal(plan)
         try:
             self._apply(plan)
@@ -335,14 +463,21 @@ class DocumentLibrary:
             self.journal.clear_journal()
             raise
         self.engine.refresh()
-        self.audit.append(event, identity.username, doc_id=doc_id, created=[n.node_id for n in new],
-                          deprecated=[i for i, c in changes.items() if c.get("status") == DEPRECATED],
-                          reactivated=[i for i, c in changes.items() if c.get("status") == ACTIVE], **details)
+        self.audit.append(
+            event,
+            identity.username,
+            doc_id=doc_id,
+            created=[n.node_id for n in new],
+            deprecated=[i for i, c in changes.items() if c.get("status") == DEPRECATED],
+            reactivated=[i for i, c in changes.items() if c.get("status") == ACTIVE],
+            **details,
+        )
         self.journal.clear_journal()
 
     def _apply(self, plan: dict) -> None:
-        present = {n.node_id: n for n in self.index.get_nodes([o["id"] for o in plan["old"]] +
-                                                             [n["id"] for n in plan["new"]])}
+        present = {
+            n.node_id: n for n in self.index.get_nodes([o["id"] for o in plan["old"]] + [n["id"] for n in plan["new"]])
+        }
         with self.index.write_lock:
             for old in plan["old"]:
                 change = plan["changes"][old["id"]]
@@ -376,8 +511,9 @@ class DocumentLibrary:
                 return ""
             self._rollback(plan)
             self.journal.clear_journal()
-            self.audit.append("document_change_rolled_back", "system", doc_id=plan.get("doc_id", ""),
-                              event=plan.get("event", ""))
+            self.audit.append(
+                "document_change_rolled_back", "system", doc_id=plan.get("doc_id", ""), event=plan.get("event", "")
+            )
             return "rolled_back"
 
 
@@ -385,6 +521,7 @@ def read_upload_bytes(path: Path, limit: int) -> bytes:
     """A file's bytes, refusing one over `limit` before reading it."""
     size = Path(path).stat().st_size
     if size > limit:
-        raise ConversionRefused(f"{Path(path).name} is {size / 1048576:.1f} MB; the limit is "
-                                f"{limit // 1048576} MB per file.")
+        raise ConversionRefused(
+            f"{Path(path).name} is {size / 1048576:.1f} MB; the limit is {limit // 1048576} MB per file."
+        )
     return Path(path).read_bytes()

@@ -43,7 +43,9 @@ def check_name(name: str) -> str:
         raise ProofRefused(f"File name {name[:80]!r} looks like a path; upload a plain file name such as notice.pdf.")
     ext = Path(name).suffix.lower()
     if ext not in ALLOWED:
-        raise ProofRefused(f"{ext or 'Files without an extension'} is not accepted; upload a .pdf, .txt, .md, .png or .jpg file.")
+        raise ProofRefused(
+            f"{ext or 'Files without an extension'} is not accepted; upload a .pdf, .txt, .md, .png or .jpg file."
+        )
     return ext
 
 
@@ -74,14 +76,18 @@ def store_proof(data: bytes, original_name: str, proofs_dir: Path) -> StoredProo
     """Check and store one uploaded file; raises ProofRefused with a clear message."""
     ext = check_name(original_name)
     if len(data) > MAX_PROOF_BYTES:
-        raise ProofRefused(f"The file is {len(data) / 1048576:.1f} MB; the limit is 5 MB. Upload a smaller file "
-                           "or paste the relevant text instead.")
+        raise ProofRefused(
+            f"The file is {len(data) / 1048576:.1f} MB; the limit is 5 MB. Upload a smaller file "
+            "or paste the relevant text instead."
+        )
     if not data:
         raise ProofRefused("The file is empty.")
     kind = detect_kind(data)
     if kind != ALLOWED[ext]:
-        raise ProofRefused(f"The content of {original_name!r} is not a {ext} file (it looks like "
-                           f"{kind or 'binary data'}); upload the real document.")
+        raise ProofRefused(
+            f"The content of {original_name!r} is not a {ext} file (it looks like "
+            f"{kind or 'binary data'}); upload the real document."
+        )
     proofs_dir = Path(proofs_dir)
     proofs_dir.mkdir(parents=True, exist_ok=True)
     stored = proofs_dir / f"{uuid.uuid4().hex}{'.jpg' if ext == '.jpeg' else ext}"

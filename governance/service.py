@@ -6,8 +6,8 @@ role here, on the server, before doing anything; hiding a tab is presentation, n
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from governance.audit import AuditLog, VerifyResult
 from governance.claims import detect_claim
@@ -62,12 +62,23 @@ class GovernanceService:
         conflicting = cited.get(contradictions[0]["chunk_id"]) if contradictions else next(iter(cited.values()), None)
         citation = None
         if conflicting is not None:
-            citation = {"n": conflicting.n, "doc_id": conflicting.doc_id, "chunk_id": conflicting.chunk_id,
-                        "title": conflicting.title, "section": conflicting.section, "quote": conflicting.quote}
+            citation = {
+                "n": conflicting.n,
+                "doc_id": conflicting.doc_id,
+                "chunk_id": conflicting.chunk_id,
+                "title": conflicting.title,
+                "section": conflicting.section,
+                "quote": conflicting.quote,
+            }
         answer.policy_claim = {
-            "text": claim.text, "claim": claim.text, "statement": claim.statement, "subject": claim.subject,
-            "conflicting_citation": citation, "contradictions": contradictions,
-            "conflicts": bool(contradictions), "offer_ticket": True,
+            "text": claim.text,
+            "claim": claim.text,
+            "statement": claim.statement,
+            "subject": claim.subject,
+            "conflicting_citation": citation,
+            "contradictions": contradictions,
+            "conflicts": bool(contradictions),
+            "offer_ticket": True,
         }
         note = self._claim_note(claim.statement, citation, contradictions)
         answer.policy_claim["note"] = note  # a notice about the user's claim, not an answer sentence
@@ -76,16 +87,20 @@ class GovernanceService:
 
     @staticmethod
     def _claim_note(statement: str, citation: dict | None, contradictions: list[dict]) -> str:
-        offer = ("If you believe the policy has changed, you can file this claim for review, with any proof "
-                 "you have (Review tab, \"My claims\"). The answer above stays as the current policy until "
-                 "a reviewer approves a change.")
+        offer = (
+            "If you believe the policy has changed, you can file this claim for review, with any proof "
+            'you have (Review tab, "My claims"). The answer above stays as the current policy until '
+            "a reviewer approves a change."
+        )
         if citation is None:
-            return f"You said: \"{statement}\" I could not find the section this refers to. {offer}"
+            return f'You said: "{statement}" I could not find the section this refers to. {offer}'
         where = f"[{citation['n']}] {citation['title']}, {citation['section']}"
         if contradictions:
             c = contradictions[0]
-            return (f"Note: you said \"{c['claim_span']['text']}\", which conflicts with {where}: the current "
-                    f"policy says \"{c['chunk_span']['text']}\". {offer}")
+            return (
+                f'Note: you said "{c["claim_span"]["text"]}", which conflicts with {where}: the current '
+                f'policy says "{c["chunk_span"]["text"]}". {offer}'
+            )
         return f"Note: you described a change to what {where} says. {offer}"
 
     # -- tickets ------------------------------------------------------------------------------------
@@ -102,15 +117,29 @@ class GovernanceService:
         for chunk_id in dict.fromkeys(c["chunk_id"] for c in contradictions):
             hit = hits[chunk_id]
             node, meta = hit.node, hit.node.metadata
-            affected.append({"chunk_id": node.node_id, "doc_id": meta.get("doc_id", ""), "title": meta.get("title", ""),
-                             "section": meta.get("section", ""), "version": meta.get("version", ""),
-                             "effective_date": meta.get("effective_date", ""), "text": node.get_content(),
-                             "similarity": round(hit.score or 0.0, 3)})
+            affected.append(
+                {
+                    "chunk_id": node.node_id,
+                    "doc_id": meta.get("doc_id", ""),
+                    "title": meta.get("title", ""),
+                    "section": meta.get("section", ""),
+                    "version": meta.get("version", ""),
+                    "effective_date": meta.get("effective_date", ""),
+                    "text": node.get_content(),
+                    "similarity": round(hit.score or 0.0, 3),
+                }
+            )
         return contradictions, affected
 
-    def file_ticket(self, identity: Identity, claim: str, proof_text: str = "",
-                    proof_file: str | Path | bytes | None = None, proof_name: str = "",
-                    new_text: str = "") -> Ticket:
+    def file_ticket(
+        self,
+        identity: Identity,
+        claim: str,
+        proof_text: str = "",
+        proof_file: str | Path | bytes | None = None,
+        proof_name: str = "",
+        new_text: str = "",
+    ) -> Ticket:
         """File a claim for review; refuses bad uploads (ProofRefused, a ValueError) with a clear message."""
         require(identity, "file_claim")
         claim = (claim or "").strip()
@@ -133,24 +162,51 @@ class GovernanceService:
         evidence = "\n".join(t for t in (proof_text, stored.text if stored else "") if t)
         trust = trust_score(statement, identity.role, evidence, has_proof_file=stored is not None)
         contradictions, affected = self.analyse(statement)
-        replacements = {a["chunk_id"]: propose_replacement(
-            a["text"], [c for c in contradictions if c["chunk_id"] == a["chunk_id"]]) for a in affected}
+        replacements = {
+            a["chunk_id"]: propose_replacement(a["text"], [c for c in contradictions if c["chunk_id"] == a["chunk_id"]])
+            for a in affected
+        }
         if new_text.strip() and len(affected) == 1:
             replacements[affected[0]["chunk_id"]] = new_text.strip()
         ticket = Ticket(
-            ticket_id=new_ticket_id(), claim=claim, statement=statement, reporter_id=identity.user_id,
-            reporter_name=identity.username, reporter_role=identity.role, proof_text=proof_text,
-            proof_file=stored.to_dict() if stored else None, trust=trust.to_dict(),
-            contradictions=contradictions, affected=affected, replacements=replacements,
+            ticket_id=new_ticket_id(),
+            claim=claim,
+            statement=statement,
+            reporter_id=identity.user_id,
+            reporter_name=identity.username,
+            reporter_role=identity.role,
+            proof_text=proof_text,
+            proof_file=stored.to_dict() if stored else None,
+            trust=trust.to_dict(),
+            contradictions=contradictions,
+            affected=affected,
+            replacements=replacements,
         )
         self.tickets.save(ticket)
-        self.audit.append("ticket_created", identity.username, ticket_id=ticket.ticket_id, claim=claim,
-                          reporter_id=identity.user_id, trust=trust.score,
-                          proof=(stored.kind if stored else ("text" if proof_text else "none")))
-        self.audit.append("contradiction_analysis", "system", ticket_id=ticket.ticket_id,
-                          affected=[a["chunk_id"] for a in affected],
-                          contradictions=[{"kind": c["kind"], "chunk_id": c["chunk_id"], "claim": c["claim_span"]["text"],
-                                           "chunk": c["chunk_span"]["text"][:200]} for c in contradictions])
+        self.audit.append(
+            "ticket_created",
+            identity.username,
+            ticket_id=ticket.ticket_id,
+            claim=claim,
+            reporter_id=identity.user_id,
+            trust=trust.score,
+            proof=(stored.kind if stored else ("text" if proof_text else "none")),
+        )
+        self.audit.append(
+            "contradiction_analysis",
+            "system",
+            ticket_id=ticket.ticket_id,
+            affected=[a["chunk_id"] for a in affected],
+            contradictions=[
+                {
+                    "kind": c["kind"],
+                    "chunk_id": c["chunk_id"],
+                    "claim": c["claim_span"]["text"],
+                    "chunk": c["chunk_span"]["text"][:200],
+                }
+                for c in contradictions
+            ],
+        )
         return ticket
 
     def list_tickets(self, identity: Identity, status: str | None = None, mine: bool = False) -> list[Ticket]:
@@ -187,7 +243,9 @@ class GovernanceService:
             return ticket
 
     # -- decisions ----------------------------------------------------------------------------------
-    def decide(self, identity: Identity, ticket_id: str, decision: str, reason: str, hook: Hook | None = None) -> Ticket:
+    def decide(
+        self, identity: Identity, ticket_id: str, decision: str, reason: str, hook: Hook | None = None
+    ) -> Ticket:
         """Approve (apply, check, commit or roll back) or reject an open ticket; a reason is required."""
         require(identity, "review_tickets")
         verdict = (decision or "").strip().lower()
@@ -212,8 +270,10 @@ class GovernanceService:
 
     def _approve(self, identity: Identity, ticket: Ticket, reason: str, hook: Hook | None) -> Ticket:
         if not ticket.replacements:
-            raise ValueError("This ticket affects no chunk of the current corpus, so there is nothing to change; "
-                             "reject it with a reason.")
+            raise ValueError(
+                "This ticket affects no chunk of the current corpus, so there is nothing to change; "
+                "reject it with a reason."
+            )
         plan = self.evolution.plan(ticket.ticket_id, ticket.replacements)
         plan.update(decided_by=identity.username, reason=reason)
         # The journal first: a crash after the approval record is then always followed, at the next
@@ -222,11 +282,18 @@ class GovernanceService:
         self.audit.append("ticket_approved", identity.username, ticket_id=ticket.ticket_id, reason=reason)
         done = self.evolution.apply(plan, hook)
         old_ids, new_ids = [o["id"] for o in plan["old"]], [n["id"] for n in plan["new"]]
-        self.audit.append("chunks_deprecated", "system", ticket_id=ticket.ticket_id, chunk_ids=old_ids,
-                          superseded_by=new_ids)
-        self.audit.append("chunks_created", "system", ticket_id=ticket.ticket_id, chunk_ids=new_ids,
-                          versions=[n["metadata"]["version"] for n in plan["new"]],
-                          effective_date=plan["new"][0]["metadata"]["effective_date"], applied=done)
+        self.audit.append(
+            "chunks_deprecated", "system", ticket_id=ticket.ticket_id, chunk_ids=old_ids, superseded_by=new_ids
+        )
+        self.audit.append(
+            "chunks_created",
+            "system",
+            ticket_id=ticket.ticket_id,
+            chunk_ids=new_ids,
+            versions=[n["metadata"]["version"] for n in plan["new"]],
+            effective_date=plan["new"][0]["metadata"]["effective_date"],
+            applied=done,
+        )
         self.engine.refresh()
         check = self.post_check(ticket, plan)
         self.audit.append("post_update_check", "system", ticket_id=ticket.ticket_id, **check)
@@ -238,10 +305,13 @@ class GovernanceService:
             self.engine.refresh()
             self.evolution.clear_journal()
             ticket.status = "failed"
-            ticket.decision_reason = f"{reason} (approved, but the post-update check failed: {check['reason']}; " \
-                                     "the change was rolled back)"
+            ticket.decision_reason = (
+                f"{reason} (approved, but the post-update check failed: {check['reason']}; the change was rolled back)"
+            )
             self.tickets.save(ticket)
-            self.audit.append("apply_rolled_back", "system", ticket_id=ticket.ticket_id, reason=check["reason"], **undone)
+            self.audit.append(
+                "apply_rolled_back", "system", ticket_id=ticket.ticket_id, reason=check["reason"], **undone
+            )
             return ticket
         plan["phase"] = "committed"
         self.evolution.write_journal(plan)
@@ -255,8 +325,13 @@ class GovernanceService:
         ticket.decided_at = ticket.decided_at or now_iso()
         ticket.new_chunk_ids = [n["id"] for n in plan["new"]]
         self.tickets.save(ticket)
-        self.audit.append("ticket_implemented", reviewer, ticket_id=ticket.ticket_id,
-                          deprecated=[o["id"] for o in plan["old"]], created=ticket.new_chunk_ids)
+        self.audit.append(
+            "ticket_implemented",
+            reviewer,
+            ticket_id=ticket.ticket_id,
+            deprecated=[o["id"] for o in plan["old"]],
+            created=ticket.new_chunk_ids,
+        )
         self.evolution.clear_journal()
         return ticket
 
@@ -275,8 +350,14 @@ class GovernanceService:
             problems.append("a deprecated chunk is still retrieved")
         if not new_ids & set(cited):
             problems.append(f"the answer does not cite the new chunk (decision: {answer.decision})")
-        return {"passed": not problems, "reason": "; ".join(problems) or "new chunk retrieved and cited",
-                "question": ticket.statement, "retrieved": retrieved, "cited": cited, "decision": answer.decision}
+        return {
+            "passed": not problems,
+            "reason": "; ".join(problems) or "new chunk retrieved and cited",
+            "question": ticket.statement,
+            "retrieved": retrieved,
+            "cited": cited,
+            "decision": answer.decision,
+        }
 
     # -- crash recovery -----------------------------------------------------------------------------
     def recover(self) -> str:
@@ -301,8 +382,12 @@ class GovernanceService:
                 self.tickets.save(ticket)
             self.evolution.clear_journal()
             self.audit.append("apply_recovered", "system", ticket_id=plan["ticket_id"], action="rolled_back", **undone)
-            self.audit.append("apply_rolled_back", "system", ticket_id=plan["ticket_id"],
-                              reason="the approval was interrupted (the process stopped); nothing of it stands")
+            self.audit.append(
+                "apply_rolled_back",
+                "system",
+                ticket_id=plan["ticket_id"],
+                reason="the approval was interrupted (the process stopped); nothing of it stands",
+            )
             return "rolled_back"
 
     # -- audit --------------------------------------------------------------------------------------

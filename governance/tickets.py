@@ -52,7 +52,7 @@ class Ticket:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Ticket":
+    def from_dict(cls, data: dict) -> Ticket:
         names = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in names})
 

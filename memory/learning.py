@@ -21,12 +21,14 @@ PREFERENCE_CHOICES = {
 }
 
 # Words that make a "my X" phrase a policy matter, not something about the user.
-POLICY_WORDS = frozenset("""
+POLICY_WORDS = frozenset(
+    """
 fee fees deadline deadlines policy policies rule rules limit limits penalty penalties fine fines
 refund refunds weightage eligibility eligible requirement requirements minimum maximum
 pass mark marks grade grades credit credits window procedure process charge charges cost costs
 duration period date dates
-""".split())
+""".split()
+)
 
 
 @dataclass(frozen=True)
@@ -38,46 +40,116 @@ class Learned:
 
 
 _PREFERENCE_PATTERNS: list[tuple[re.Pattern, str, object, str]] = [
-    (re.compile(r"\b(keep|make) (your |the |my )?(answers?|replies|responses|it|them) (short|brief|concise)(er)?\b"
-                r"|\b(short|shorter|brief|concise) (answers?|replies|responses)\b|\bbe (brief|concise)\b", re.I),
-     "length", "brief", "Noted: I'll keep answers brief."),
-    (re.compile(r"\b(more|full) details?\b|\b(detailed|longer|fuller) (answers?|replies|responses)\b"
-                r"|\bexplain (things )?in (full |more )?detail\b", re.I),
-     "length", "detailed", "Noted: I'll give detailed answers."),
-    (re.compile(r"\b(normal|standard|regular|medium)[- ]length\b", re.I),
-     "length", "standard", "Noted: I'll give standard-length answers."),
-    (re.compile(r"\b(no|don'?t use|stop using|without) bullet(s| points?)?\b|\b(in|use|write in) (prose|paragraphs)\b", re.I),
-     "format", "prose", "Noted: I'll answer in prose."),
-    (re.compile(r"\b(use|with|in|as|prefer|give me) (bullet|bulleted)( points?| lists?|s)?\b|\bas a list\b", re.I),
-     "format", "bullets", "Noted: I'll use bullet points."),
-    (re.compile(r"\b(don'?t|do not|stop|no need to) (show|include)(ing)? (the )?quotes\b|\bhide (the )?quotes\b"
-                r"|\bwithout quotes\b", re.I),
-     "show_quotes", False, "Noted: I won't show quotes from the sources."),
-    (re.compile(r"\b(show|include) (me )?(the )?quotes\b|\bwith quotes\b", re.I),
-     "show_quotes", True, "Noted: I'll show quotes from the sources."),
+    (
+        re.compile(
+            r"\b(keep|make) (your |the |my )?(answers?|replies|responses|it|them) (short|brief|concise)(er)?\b"
+            r"|\b(short|shorter|brief|concise) (answers?|replies|responses)\b|\bbe (brief|concise)\b",
+            re.I,
+        ),
+        "length",
+        "brief",
+        "Noted: I'll keep answers brief.",
+    ),
+    (
+        re.compile(
+            r"\b(more|full) details?\b|\b(detailed|longer|fuller) (answers?|replies|responses)\b"
+            r"|\bexplain (things )?in (full |more )?detail\b",
+            re.I,
+        ),
+        "length",
+        "detailed",
+        "Noted: I'll give detailed answers.",
+    ),
+    (
+        re.compile(r"\b(normal|standard|regular|medium)[- ]length\b", re.I),
+        "length",
+        "standard",
+        "Noted: I'll give standard-length answers.",
+    ),
+    (
+        re.compile(
+            r"\b(no|don'?t use|stop using|without) bullet(s| points?)?\b|\b(in|use|write in) (prose|paragraphs)\b", re.I
+        ),
+        "format",
+        "prose",
+        "Noted: I'll answer in prose.",
+    ),
+    (
+        re.compile(r"\b(use|with|in|as|prefer|give me) (bullet|bulleted)( points?| lists?|s)?\b|\bas a list\b", re.I),
+        "format",
+        "bullets",
+        "Noted: I'll use bullet points.",
+    ),
+    (
+        re.compile(
+            r"\b(don'?t|do not|stop|no need to) (show|include)(ing)? (the )?quotes\b|\bhide (the )?quotes\b"
+            r"|\bwithout quotes\b",
+            re.I,
+        ),
+        "show_quotes",
+        False,
+        "Noted: I won't show quotes from the sources.",
+    ),
+    (
+        re.compile(r"\b(show|include) (me )?(the )?quotes\b|\bwith quotes\b", re.I),
+        "show_quotes",
+        True,
+        "Noted: I'll show quotes from the sources.",
+    ),
 ]
 
-_YEAR_WORDS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4,
-               "final": 4, "fifth": 5, "5th": 5}
-_YEAR = re.compile(r"\b(first|1st|second|2nd|third|3rd|fourth|4th|fifth|5th|final)[- ]year\b|\bin (my )?year ([1-5])\b", re.I)
-_DEPARTMENTS = {
-    "cse": "CSE", "computer science": "CSE", "ece": "ECE", "electronics": "ECE", "eee": "EEE",
-    "electrical": "EEE", "mechanical": "ME", "mech": "ME", "civil": "Civil", "it": "IT",
-    "information technology": "IT", "chemical": "Chemical",
+_YEAR_WORDS = {
+    "first": 1,
+    "1st": 1,
+    "second": 2,
+    "2nd": 2,
+    "third": 3,
+    "3rd": 3,
+    "fourth": 4,
+    "4th": 4,
+    "final": 4,
+    "fifth": 5,
+    "5th": 5,
 }
-_DEPARTMENT = re.compile(r"\b(cse|computer science|ece|electronics|eee|electrical|mechanical|mech|civil|"
-                         r"information technology|chemical)\b|\b(IT)\b(?= (student|department|branch))", re.I)
+_YEAR = re.compile(
+    r"\b(first|1st|second|2nd|third|3rd|fourth|4th|fifth|5th|final)[- ]year\b|\bin (my )?year ([1-5])\b", re.I
+)
+_DEPARTMENTS = {
+    "cse": "CSE",
+    "computer science": "CSE",
+    "ece": "ECE",
+    "electronics": "ECE",
+    "eee": "EEE",
+    "electrical": "EEE",
+    "mechanical": "ME",
+    "mech": "ME",
+    "civil": "Civil",
+    "it": "IT",
+    "information technology": "IT",
+    "chemical": "Chemical",
+}
+_DEPARTMENT = re.compile(
+    r"\b(cse|computer science|ece|electronics|eee|electrical|mechanical|mech|civil|"
+    r"information technology|chemical)\b|\b(IT)\b(?= (student|department|branch))",
+    re.I,
+)
 # "I'm a third-year B.Tech CSE student", "I am in the M.Tech programme", "I study MCA"
-_SELF_PROFILE = re.compile(r"\b(i'?m|i am|i study|i'm studying|i am studying|i'm doing|i am doing|i'm enrolled in|"
-                           r"i am enrolled in|i'm in|i am in|my (programme|program|branch|department|year) is)\b", re.I)
+_SELF_PROFILE = re.compile(
+    r"\b(i'?m|i am|i study|i'm studying|i am studying|i'm doing|i am doing|i'm enrolled in|"
+    r"i am enrolled in|i'm in|i am in|my (programme|program|branch|department|year) is)\b",
+    re.I,
+)
 
 # "my advisor is Dr. Rao", "my roll number is 21CS042"
 _MY_X_IS = re.compile(r"\bmy ([a-z][a-z '\-]{1,40}?) (is|are|was) ((?:(?:Dr|Mr|Ms|Mrs|Prof)\.\s*)?[^.?!;]+)", re.I)
 # "I registered for the May exams", "I applied for revaluation in Maths"
 _I_DID = re.compile(r"\bi(?:'ve| have)? (registered|enrolled|applied|signed up|opted) (for|in) ([^.?!;]+)", re.I)
 
-_FILLER = re.compile(r"\b(please|pls|and|also|from now on|going forward|in future|thanks?|thank you|ok(ay)?|"
-                     r"so|then|too|always|for me|i'?d like|i would like|you|can|could|would|should)\b", re.I)
+_FILLER = re.compile(
+    r"\b(please|pls|and|also|from now on|going forward|in future|thanks?|thank you|ok(ay)?|"
+    r"so|then|too|always|for me|i'?d like|i would like|you|can|could|would|should)\b",
+    re.I,
+)
 
 
 def _clean(value: str) -> str:
@@ -86,8 +158,13 @@ def _clean(value: str) -> str:
 
 def _is_question(sentence: str) -> bool:
     s = sentence.strip().lower()
-    return s.endswith("?") or bool(re.match(r"^(what|who|which|when|where|why|how|is|are|do|does|can|could|"
-                                            r"should|will|would|am)\b", s))
+    return s.endswith("?") or bool(
+        re.match(
+            r"^(what|who|which|when|where|why|how|is|are|do|does|can|could|"
+            r"should|will|would|am)\b",
+            s,
+        )
+    )
 
 
 _ABBREVIATION = re.compile(r"\b(Dr|Mr|Ms|Mrs|Prof|St|No|Rs)\.$", re.I)

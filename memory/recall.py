@@ -15,19 +15,44 @@ from memory.learning import POLICY_WORDS
 LABEL = "From what you told me (memory, not policy):"
 
 _PROFILE_QUESTIONS = [
-    (re.compile(r"\b(what|which) (programme|program|course|degree) (am i|do i study|am i (in|doing|enrolled in))\b"
-                r"|\bwhat am i studying\b|\b(what|which)(?:'s| is) my (programme|program|degree)\b", re.I), "programme"),
-    (re.compile(r"\b(what|which) year (am i|of study am i)\b|\b(what|which)(?:'s| is) my year( of study)?\b", re.I), "year"),
-    (re.compile(r"\b(what|which) (department|branch|dept) (am i|do i belong)\b|\b(what|which)(?:'s| is) my (department|branch|dept)\b",
-                re.I), "department"),
+    (
+        re.compile(
+            r"\b(what|which) (programme|program|course|degree) (am i|do i study|am i (in|doing|enrolled in))\b"
+            r"|\bwhat am i studying\b|\b(what|which)(?:'s| is) my (programme|program|degree)\b",
+            re.I,
+        ),
+        "programme",
+    ),
+    (
+        re.compile(r"\b(what|which) year (am i|of study am i)\b|\b(what|which)(?:'s| is) my year( of study)?\b", re.I),
+        "year",
+    ),
+    (
+        re.compile(
+            r"\b(what|which) (department|branch|dept) (am i|do i belong)\b|\b(what|which)(?:'s| is) my (department|branch|dept)\b",
+            re.I,
+        ),
+        "department",
+    ),
 ]
-_ALL = re.compile(r"\bwhat (do|did) you (know|remember|store) about me\b|\bwhat have i told you\b"
-                  r"|\b(show|list|what is|what's) (me )?(in )?my (memory|facts|preferences|profile)\b", re.I)
+_ALL = re.compile(
+    r"\bwhat (do|did) you (know|remember|store) about me\b|\bwhat have i told you\b"
+    r"|\b(show|list|what is|what's) (me )?(in )?my (memory|facts|preferences|profile)\b",
+    re.I,
+)
 _MY_X = re.compile(r"\b(?:who|what|which|when)(?:'s| is| are| was| were)? my ([a-z][a-z '\-]{1,40}?)\s*\??\s*$", re.I)
-_DID_I = re.compile(r"\bwhat (did|have) i (registered|register|enrolled|enroll|applied|apply|signed up|sign up|opted|opt) "
-                    r"(for|in)\b", re.I)
-_VERB_BASE = {"register": "registered", "enroll": "enrolled", "apply": "applied", "sign up": "signed up",
-              "opt": "opted"}
+_DID_I = re.compile(
+    r"\bwhat (did|have) i (registered|register|enrolled|enroll|applied|apply|signed up|sign up|opted|opt) "
+    r"(for|in)\b",
+    re.I,
+)
+_VERB_BASE = {
+    "register": "registered",
+    "enroll": "enrolled",
+    "apply": "applied",
+    "sign up": "signed up",
+    "opt": "opted",
+}
 
 
 def about_me_target(text: str) -> str | None:

@@ -23,8 +23,14 @@ from pipeline.querylog import anonymise_actor
 from pipeline.records import Answer, AnswerStyle
 from pipeline.rewrite import rewrite_followup
 
-_DEFAULTS = {"length": "standard", "format": "prose", "show_quotes": True,
-             "programme": "", "year": "", "department": ""}
+_DEFAULTS = {
+    "length": "standard",
+    "format": "prose",
+    "show_quotes": True,
+    "programme": "",
+    "year": "",
+    "department": "",
+}
 _POLICY_DECISIONS = ("answer", "abstain", "clarify")
 _HISTORY_FOR_REWRITE = 4
 
@@ -66,13 +72,19 @@ class MemoryService:
         with self._store(identity).open() as db:
             table = db.table("conversations")
             turn = table.count(Query().session_id == session_id)
-            table.insert({
-                "session_id": session_id, "turn": turn, "ts": time.time(), "user_text": text,
-                "decision": answer.decision, "rewritten_query": answer.rewritten_query,
-                "sigma": support.sigma if support else None,
-                "citations": [f"{c.title}, {c.section}" for c in answer.citations],
-                "answer": answer.to_dict(),
-            })
+            table.insert(
+                {
+                    "session_id": session_id,
+                    "turn": turn,
+                    "ts": time.time(),
+                    "user_text": text,
+                    "decision": answer.decision,
+                    "rewritten_query": answer.rewritten_query,
+                    "sigma": support.sigma if support else None,
+                    "citations": [f"{c.title}, {c.section}" for c in answer.citations],
+                    "answer": answer.to_dict(),
+                }
+            )
 
     def history(self, identity: Identity, session_id: str) -> list[dict]:
         require(identity, "chat")
@@ -120,16 +132,23 @@ class MemoryService:
         elif target in prefs or target in ("programme", "year", "department"):
             items = [(target, prefs[target])] if target in prefs and prefs[target]["value"] not in ("", None) else []
         else:
-            items = [(k, r) for k, r in facts.items() if k == target] or \
-                    [(k, r) for k, r in facts.items() if target in k or k in target]
+            items = [(k, r) for k, r in facts.items() if k == target] or [
+                (k, r) for k, r in facts.items() if target in k or k in target
+            ]
         if not items:
             what = "anything about you" if target == "*" else f"your {target}"
-            text_out = (f"You haven't told me {what} yet, and the policies can't know it. You can tell me "
-                        "(for example \"my advisor is Dr. Rao\") or set it in the My memory tab.")
+            text_out = (
+                f"You haven't told me {what} yet, and the policies can't know it. You can tell me "
+                '(for example "my advisor is Dr. Rao") or set it in the My memory tab.'
+            )
             return Answer(text=text_out, decision="memory", query=text, reason="about-me question; nothing stored")
         parts = [f"{describe(k, r['value'])} (you told me on {_today(r['ts'])})" for k, r in items]
-        return Answer(text=f"{LABEL} " + "; ".join(parts) + ".", decision="memory", query=text,
-                      reason="answered from the user's own memory, not from the policies")
+        return Answer(
+            text=f"{LABEL} " + "; ".join(parts) + ".",
+            decision="memory",
+            query=text,
+            reason="answered from the user's own memory, not from the policies",
+        )
 
     def style(self, identity: Identity) -> AnswerStyle:
         """Form only: length, format, quotes, programme-first. Never evidence, never σ."""
@@ -137,8 +156,12 @@ class MemoryService:
         prefs = {k: r["value"] for k, r in self._preferences(identity).items()}
         length = prefs.get("length") if prefs.get("length") in PREFERENCE_CHOICES["length"] else "standard"
         fmt = prefs.get("format") if prefs.get("format") in PREFERENCE_CHOICES["format"] else "prose"
-        return AnswerStyle(length=length, format=fmt, show_quotes=bool(prefs.get("show_quotes", True)),
-                           programme=str(prefs.get("programme") or ""))
+        return AnswerStyle(
+            length=length,
+            format=fmt,
+            show_quotes=bool(prefs.get("show_quotes", True)),
+            programme=str(prefs.get("programme") or ""),
+        )
 
     def rewrite(self, identity: Identity, session_id: str, text: str) -> str:
         """A self-contained version of an elliptical follow-up, or "" when none is needed.
@@ -149,8 +172,11 @@ class MemoryService:
         require(identity, "chat")
         learned, rest = learn_from(text or "")
         question = rest if learned and rest else (text or "")
-        earlier = [r.get("rewritten_query") or r["user_text"] for r in self.history(identity, session_id)
-                   if r.get("decision") in _POLICY_DECISIONS][-_HISTORY_FOR_REWRITE:]
+        earlier = [
+            r.get("rewritten_query") or r["user_text"]
+            for r in self.history(identity, session_id)
+            if r.get("decision") in _POLICY_DECISIONS
+        ][-_HISTORY_FOR_REWRITE:]
         rewritten = rewrite_followup(question, earlier)
         if rewritten:
             return rewritten
@@ -165,8 +191,10 @@ class MemoryService:
             rows = db.table("conversations").all()
         return {
             "preferences": {k: (prefs[k]["value"] if k in prefs else _DEFAULTS[k]) for k in PREFERENCE_KEYS},
-            "facts": [{"key": k, "value": r["value"], "learned": _today(r["ts"]),
-                       "statement": r.get("statement", "")} for k, r in sorted(self._facts(identity).items())],
+            "facts": [
+                {"key": k, "value": r["value"], "learned": _today(r["ts"]), "statement": r.get("statement", "")}
+                for k, r in sorted(self._facts(identity).items())
+            ],
             "sessions": len({r["session_id"] for r in rows}),
             "turns": len(rows),
         }
@@ -233,6 +261,14 @@ class MemoryService:
 
     def _upsert(self, identity: Identity, table: str, key: str, value: object) -> None:
         with self._store(identity).open() as db:
-            db.table(table).upsert({"key": key, "value": value, "session_id": "", "turn": None,
-                                    "ts": time.time(), "statement": "set in the My memory tab"},
-                                   Query().key == key)
+            db.table(table).upsert(
+                {
+                    "key": key,
+                    "value": value,
+                    "session_id": "",
+                    "turn": None,
+                    "ts": time.time(),
+                    "statement": "set in the My memory tab",
+                },
+                Query().key == key,
+            )

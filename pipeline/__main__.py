@@ -18,18 +18,22 @@ def _print_answer(answer) -> None:
     print()
     for c in answer.citations:
         print(f"[{c.n}] {c.title} - {c.section} ({c.chunk_id})")
-        print(f"    \"{c.quote}\"")
+        print(f'    "{c.quote}"')
     s = answer.support
     if s:
-        print(f"\ndecision: {answer.decision}   σ={s.sigma:.3f} (τ={s.tau:.2f})   "
-              f"sim={s.sim:.3f} coverage={s.coverage:.3f} consistency={s.consistency:.3f}")
+        print(
+            f"\ndecision: {answer.decision}   σ={s.sigma:.3f} (τ={s.tau:.2f})   "
+            f"sim={s.sim:.3f} coverage={s.coverage:.3f} consistency={s.consistency:.3f}"
+        )
     print(f"reason: {answer.reason}")
     generation = answer.generation
     if generation:
-        print(f"written by: {'the language model' if generation['mode'] == 'generated' else 'extraction'} "
-              f"({generation['model']}){'; ' + generation['notice'] if generation['notice'] else ''}")
+        print(
+            f"written by: {'the language model' if generation['mode'] == 'generated' else 'extraction'} "
+            f"({generation['model']}){'; ' + generation['notice'] if generation['notice'] else ''}"
+        )
         for removed in generation["removed"]:
-            print(f"removed: \"{removed['sentence']}\" ({removed['reason']})")
+            print(f'removed: "{removed["sentence"]}" ({removed["reason"]})')
     print("timings (ms): " + ", ".join(f"{k} {v:.1f}" for k, v in answer.timings_ms.items()))
 
 
@@ -48,8 +52,9 @@ def main(argv: list[str] | None = None) -> int:
 
     engine = AnswerEngine(config)
     if engine.generator is not None:
-        print(f"answers written by {config.llm_model} at {config.llm_base_url}, each sentence verified",
-              file=sys.stderr)
+        print(
+            f"answers written by {config.llm_model} at {config.llm_base_url}, each sentence verified", file=sys.stderr
+        )
     if args.command == "ingest":
         folder = Path(args.folder) if args.folder else config.docs_dir
         if not folder.is_dir():

@@ -21,7 +21,6 @@ or None. It only reads word forms; anything it does not recognise passes.
 from __future__ import annotations
 
 import re
-from typing import Optional
 
 from pipeline.text import (
     STOPWORDS,
@@ -45,18 +44,14 @@ _TYPE_HEADS = frozenset(
     "rule rules thing things reason reasons".split()
 )
 _GROUP_NOUNS = r"(?:students?|courses?|programmes?|programs?|projects?|teams?|exams?|examinations?)"
-_QUALIFIER = re.compile(
-    rf"\b(?:for|as)\s+(?:a|an|the)?\s*((?:[a-z0-9][a-z0-9.\-]*\s+){{1,2}}){_GROUP_NOUNS}\b"
-)
+_QUALIFIER = re.compile(rf"\b(?:for|as)\s+(?:a|an|the)?\s*((?:[a-z0-9][a-z0-9.\-]*\s+){{1,2}}){_GROUP_NOUNS}\b")
 _AUXILIARY = r"(?:do|does|did|is|are|was|were|can|could|will|would|should|must|may|might|has|have|shall)"
 # "which software does…", "how many lab work marks do…": the noun phrase ends where the verb
 # starts; without a following auxiliary the words may be a verb ("what makes up…") and are skipped.
-_HEAD_BEFORE_VERB = re.compile(
-    rf"\b(?:how many|which|what)\s+((?:[a-z0-9][a-z0-9.\-]*\s+){{1,3}}?){_AUXILIARY}\b"
-)
+_HEAD_BEFORE_VERB = re.compile(rf"\b(?:how many|which|what)\s+((?:[a-z0-9][a-z0-9.\-]*\s+){{1,3}}?){_AUXILIARY}\b")
 
 
-def _head_noun(question: str) -> Optional[str]:
+def _head_noun(question: str) -> str | None:
     """The noun a how-many/which/what question asks for: the last word before its verb."""
     match = _HEAD_BEFORE_VERB.search(question)
     if not match:
@@ -84,7 +79,7 @@ _CONTRACTION_STEMS = frozenset("don doesn didn isn aren wasn weren won can could
 _CONDITION_MIN_ABSENT = 2
 
 
-def _unmet_condition(question: str, evidence_terms: set[str]) -> Optional[str]:
+def _unmet_condition(question: str, evidence_terms: set[str]) -> str | None:
     """The words of an if-clause the evidence lacks, when there are enough of them to matter."""
     for match in _CONDITION.finditer(question):
         absent: dict[str, str] = {}  # term -> the word as written, which is what the user is shown
@@ -104,15 +99,19 @@ _POLAR_MIN_SPECIFICITY = 0.4
 _POLAR_MIN_ABSENT = 2
 
 
-def _unmet_polar(question: str, evidence_terms: set[str]) -> Optional[str]:
+def _unmet_polar(question: str, evidence_terms: set[str]) -> str | None:
     """The specific words of a yes/no question the evidence lacks, when two or more are absent."""
     asking = [s for s in split_sentences(question) if s.rstrip().endswith("?") and _POLAR.match(s)]
     if not asking:
         return None
     absent = {}
     for term, surface in canonical_terms_with_surface(asking[-1]):
-        if (term in evidence_terms or is_number(term) or term in _CONTRACTION_STEMS
-                or specificity(surface) < _POLAR_MIN_SPECIFICITY):
+        if (
+            term in evidence_terms
+            or is_number(term)
+            or term in _CONTRACTION_STEMS
+            or specificity(surface) < _POLAR_MIN_SPECIFICITY
+        ):
             continue
         absent.setdefault(term, surface)
     return " ".join(absent.values()) if len(absent) >= _POLAR_MIN_ABSENT else None
@@ -123,7 +122,7 @@ def _present(word: str, evidence_terms: set[str]) -> bool:
     return not terms or all(t in evidence_terms for t in terms)
 
 
-def unmet_focus(question: str, evidence_texts: list[str]) -> Optional[str]:
+def unmet_focus(question: str, evidence_texts: list[str]) -> str | None:
     """The need the question's form names that no evidence text meets, or None."""
     evidence_terms: set[str] = set()
     evidence_quantities: set[str] = set()
@@ -133,7 +132,7 @@ def unmet_focus(question: str, evidence_texts: list[str]) -> Optional[str]:
     return unmet_focus_in(question, evidence_terms, evidence_quantities)
 
 
-def unmet_focus_in(question: str, evidence_terms: set[str], evidence_quantities: set[str]) -> Optional[str]:
+def unmet_focus_in(question: str, evidence_terms: set[str], evidence_quantities: set[str]) -> str | None:
     """`unmet_focus` for evidence already reduced to its canonical terms and quantities."""
     low = question.lower()
     words = set(tokens(low))

@@ -16,9 +16,10 @@ that reads both texts together learns what a missing or contradicted detail look
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -30,7 +31,7 @@ WINDOW_NEIGHBOURS = 1  # sentences kept on each side of a focus sentence
 WINDOW_MAX_WORDS = 90
 
 _LOCK = threading.Lock()
-_CACHE: dict[str, "AnswerabilityModel"] = {}
+_CACHE: dict[str, AnswerabilityModel] = {}
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,7 @@ def sentence_window(sentences: Sequence[str], focus: int, heading: str = "") -> 
     if len(words) > WINDOW_MAX_WORDS:  # keep the focus sentence whole where it fits
         start = len(" ".join(sentences[lo:focus]).split())
         begin = max(0, min(start, len(words) - WINDOW_MAX_WORDS))
-        words = words[begin: begin + WINDOW_MAX_WORDS]
+        words = words[begin : begin + WINDOW_MAX_WORDS]
     body = " ".join(words)
     return f"{heading}. {body}" if heading else body
 
@@ -86,7 +87,7 @@ class AnswerabilityModel:
         self.info = info
 
     @classmethod
-    def load(cls, path: Path | str = DEFAULT_MODEL_FILE, quantize: bool = True) -> "AnswerabilityModel":
+    def load(cls, path: Path | str = DEFAULT_MODEL_FILE, quantize: bool = True) -> AnswerabilityModel:
         """Load the packaged MiniLM, then the trained top layers and head from `path`.
 
         `quantize` applies PyTorch's dynamic int8 quantisation to the linear layers (CPU only):
@@ -99,7 +100,7 @@ class AnswerabilityModel:
         state = torch.load(Path(path), map_location="cpu", weights_only=False)
         encoder = AutoModel.from_pretrained(_base_model_path(), local_files_only=True)
         tokenizer = AutoTokenizer.from_pretrained(_base_model_path(), local_files_only=True)
-        missing, unexpected = encoder.load_state_dict(state["encoder"], strict=False)
+        _missing, unexpected = encoder.load_state_dict(state["encoder"], strict=False)
         if unexpected:
             raise ValueError(f"{path}: weights that MiniLM does not have: {unexpected[:3]}")
         head = torch.nn.Linear(encoder.config.hidden_size, 1)
@@ -109,8 +110,10 @@ class AnswerabilityModel:
         if quantize:
             encoder = torch.ao.quantization.quantize_dynamic(encoder, {torch.nn.Linear}, dtype=torch.qint8)
         info = ModelInfo(
-            trained_layers=int(state["trained_layers"]), max_tokens=int(state.get("max_tokens", MAX_TOKENS)),
-            seed=int(state.get("seed", 0)), metrics=dict(state.get("metrics", {})),
+            trained_layers=int(state["trained_layers"]),
+            max_tokens=int(state.get("max_tokens", MAX_TOKENS)),
+            seed=int(state.get("seed", 0)),
+            metrics=dict(state.get("metrics", {})),
         )
         return cls(encoder, tokenizer, head, info)
 
@@ -121,8 +124,12 @@ class AnswerabilityModel:
         if not passages:
             return np.zeros(0, dtype=np.float32)
         batch = self.tokenizer(
-            list(questions), list(passages), truncation="longest_first", max_length=self.info.max_tokens,
-            padding=True, return_tensors="pt",
+            list(questions),
+            list(passages),
+            truncation="longest_first",
+            max_length=self.info.max_tokens,
+            padding=True,
+            return_tensors="pt",
         )
         with torch.inference_mode():
             hidden = self.encoder(**batch).last_hidden_state
@@ -181,10 +188,13 @@ class CoverageCombiner:
         return float(1.0 / (1.0 + np.exp(-z)))
 
     @classmethod
-    def from_dict(cls, values: dict | None) -> "CoverageCombiner":
+    def from_dict(cls, values: dict | None) -> CoverageCombiner:
         values = values or {}
-        return cls(float(values.get("weight_logit_p", 1.0)), float(values.get("weight_sentence_cosine", 0.0)),
-                   float(values.get("bias", 0.0)))
+        return cls(
+            float(values.get("weight_logit_p", 1.0)),
+            float(values.get("weight_sentence_cosine", 0.0)),
+            float(values.get("bias", 0.0)),
+        )
 
 
 class AnswerabilityCoverage:
@@ -195,8 +205,14 @@ class AnswerabilityCoverage:
     `windows` windows are scored, `per_chunk` from any one chunk, in one batch.
     """
 
-    def __init__(self, model: AnswerabilityModel, sentence_vectors: Any, windows: int = 4, per_chunk: int = 2,
-                 combiner: CoverageCombiner | None = None) -> None:
+    def __init__(
+        self,
+        model: AnswerabilityModel,
+        sentence_vectors: Any,
+        windows: int = 4,
+        per_chunk: int = 2,
+        combiner: CoverageCombiner | None = None,
+    ) -> None:
         self.model = model
         self.sentence_vectors = sentence_vectors
         self.combiner = combiner or CoverageCombiner()
@@ -238,4 +254,6 @@ class AnswerabilityCoverage:
         best = int(np.argmax(probabilities))
         cosine = windows[0][2]
         probability = float(probabilities[best])
-        return CoverageResult(self.combiner(probability, cosine), probability, cosine, windows[best][0], windows[best][1])
+        return CoverageResult(
+            self.combiner(probability, cosine), probability, cosine, windows[best][0], windows[best][1]
+        )

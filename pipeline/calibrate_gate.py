@@ -39,15 +39,19 @@ def _parts(engine, question: str, answerable: bool, withheld: set[str] | None = 
     post = engine.postprocessor
     embedding = engine.embed_model.get_query_embedding(question)
     nodes = engine.index.retriever(engine.top_k + (4 if withheld else 0)).retrieve(
-        QueryBundle(query_str=question, embedding=embedding))
+        QueryBundle(query_str=question, embedding=embedding)
+    )
     if withheld:
         nodes = [n for n in nodes if n.node.node_id not in withheld][: engine.top_k]
     with gate_settings(engine, coverage_source="rules"):
         support, evidence = post.score(question, nodes, embedding)
     nodes = sorted(nodes, key=lambda n: n.score or 0.0, reverse=True)
     result = post._answerability(question, embedding, nodes)
-    vetoed = bool(post.rules & {"answer_type", "apart"}) and bool(support.missing_terms) and \
-        post._focus_unmet(question, evidence)
+    vetoed = (
+        bool(post.rules & {"answer_type", "apart"})
+        and bool(support.missing_terms)
+        and post._focus_unmet(question, evidence)
+    )
     return (answerable, support.sim, result.probability, result.best_sentence_cosine, support.consistency, vetoed)
 
 
@@ -72,9 +76,15 @@ def _golden_rows(engine) -> list[tuple]:
     chunks = engine.index.get_nodes(where={"status": "active"})
 
     def gold_ids(item: dict) -> set[str]:
-        return {c.node_id for c in chunks for g in item["gold"]
-                if c.metadata.get("doc_id") == g["doc_id"]
-                and any(_section_match(str(g["section"]), n) for n in str(c.metadata.get("section_numbers", "")).split(",") if n)}
+        return {
+            c.node_id
+            for c in chunks
+            for g in item["gold"]
+            if c.metadata.get("doc_id") == g["doc_id"]
+            and any(
+                _section_match(str(g["section"]), n) for n in str(c.metadata.get("section_numbers", "")).split(",") if n
+            )
+        }
 
     rows = []
     for item in load_golden("dev"):
@@ -138,29 +148,43 @@ def run_calibration(alpha: float | None, json_out: Path | None = None) -> int:
         mask = np.array([r[0] == source for r in rows])
         pos, neg = sigma[mask & labels], sigma[mask & ~labels]
         per_source[source] = {
-            "answerable": int(len(pos)), "unanswerable": int(len(neg)),
+            "answerable": len(pos),
+            "unanswerable": len(neg),
             "auroc": round(auroc(pos, neg) or 0.0, 4),
             "answer_rate_at_tau": round(float((pos >= chosen.tau).mean()), 4) if len(pos) else None,
             "unanswerable_answered_at_tau": round(float((neg >= chosen.tau).mean()), 4) if len(neg) else None,
         }
     result = {
-        "alpha": alpha, "tau": chosen.tau, "lambdas": list(lambdas), "rules": rules,
-        "combiner": {"weight_logit_p": round(combiner.weight_logit_p, 4),
-                     "weight_sentence_cosine": round(combiner.weight_sentence_cosine, 4),
-                     "bias": round(combiner.bias, 4)},
-        "confidence": chosen.confidence, "risk_bound": chosen.risk_bound,
-        "unanswerable": chosen.unanswerable, "answered_unanswerable": chosen.answered_unanswerable,
-        "answer_rate": chosen.answer_rate, "answerable": chosen.answerable,
-        "auroc": round(best[0], 4), "by_source": per_source,
-        "data": ("SQuAD 2.0 calibration articles: answerable questions with and without their paragraph; "
-                 "data/golden/dev.jsonl: answerable with and without their gold chunks, unanswerable and "
-                 "out-of-domain as they are"),
+        "alpha": alpha,
+        "tau": chosen.tau,
+        "lambdas": list(lambdas),
+        "rules": rules,
+        "combiner": {
+            "weight_logit_p": round(combiner.weight_logit_p, 4),
+            "weight_sentence_cosine": round(combiner.weight_sentence_cosine, 4),
+            "bias": round(combiner.bias, 4),
+        },
+        "confidence": chosen.confidence,
+        "risk_bound": chosen.risk_bound,
+        "unanswerable": chosen.unanswerable,
+        "answered_unanswerable": chosen.answered_unanswerable,
+        "answer_rate": chosen.answer_rate,
+        "answerable": chosen.answerable,
+        "auroc": round(best[0], 4),
+        "by_source": per_source,
+        "data": (
+            "SQuAD 2.0 calibration articles: answerable questions with and without their paragraph; "
+            "data/golden/dev.jsonl: answerable with and without their gold chunks, unanswerable and "
+            "out-of-domain as they are"
+        ),
         "date": dt.date.today().isoformat(),
     }
-    print(f"λ = {lambdas} (pooled AUROC {best[0]:.3f}); τ = {chosen.tau} answers "
-          f"{chosen.answered_unanswerable}/{chosen.unanswerable} unanswerable (upper bound "
-          f"{chosen.risk_bound:.3f} ≤ α {alpha} at 90% confidence) and costs an answer rate of "
-          f"{chosen.answer_rate:.3f} on {chosen.answerable} answerable questions")
+    print(
+        f"λ = {lambdas} (pooled AUROC {best[0]:.3f}); τ = {chosen.tau} answers "
+        f"{chosen.answered_unanswerable}/{chosen.unanswerable} unanswerable (upper bound "
+        f"{chosen.risk_bound:.3f} ≤ α {alpha} at 90% confidence) and costs an answer rate of "
+        f"{chosen.answer_rate:.3f} on {chosen.answerable} answerable questions"
+    )
     for source, values in per_source.items():
         print(f"  {source}: {values}")
     CALIBRATION_FILE.parent.mkdir(parents=True, exist_ok=True)

@@ -9,8 +9,8 @@ and the lowest such τ answers as many answerable questions as the risk allows.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -43,8 +43,12 @@ class Calibration:
         return asdict(self)
 
 
-def calibrate_tau(answerable_sigma: Sequence[float], unanswerable_sigma: Sequence[float],
-                  alpha: float = 0.05, confidence: float = 0.90) -> Calibration:
+def calibrate_tau(
+    answerable_sigma: Sequence[float],
+    unanswerable_sigma: Sequence[float],
+    alpha: float = 0.05,
+    confidence: float = 0.90,
+) -> Calibration:
     """The lowest τ (among the observed σ, rounded up to 4 decimals) whose risk bound is ≤ α.
 
     σ ≥ τ answers. If no threshold meets the bound (too few unanswerable questions to show the risk
@@ -64,8 +68,13 @@ def calibrate_tau(answerable_sigma: Sequence[float], unanswerable_sigma: Sequenc
     tau = float(np.ceil(tau * 10000) / 10000)
     k = int((neg >= tau).sum())
     return Calibration(
-        tau=round(tau, 4), alpha=alpha, confidence=confidence, unanswerable=n, answered_unanswerable=k,
-        risk_bound=round(risk_upper_bound(k, n, confidence), 4), answerable=len(pos),
+        tau=round(tau, 4),
+        alpha=alpha,
+        confidence=confidence,
+        unanswerable=n,
+        answered_unanswerable=k,
+        risk_bound=round(risk_upper_bound(k, n, confidence), 4),
+        answerable=len(pos),
         answer_rate=round(float((pos >= tau).mean()) if len(pos) else 0.0, 4),
     )
 
@@ -83,11 +92,15 @@ def describe_gate(coverage_source: str, alpha: float, tau: float, calibration: d
     """One paragraph for admins: which coverage the gate uses, α, τ and what τ cost when chosen."""
     if coverage_source != "model":
         return f"Coverage: word rules (WARRANT_COVERAGE=rules). τ = {tau:.2f}; no calibrated risk."
-    text = f"Coverage: learned answerability model. α = {alpha:.2f} (the accepted rate of answering a " \
-           f"question the documents do not answer). Current τ = {tau:.2f}."
+    text = (
+        f"Coverage: learned answerability model. α = {alpha:.2f} (the accepted rate of answering a "
+        f"question the documents do not answer). Current τ = {tau:.2f}."
+    )
     if calibration.get("tau") is not None:
-        text += (f" Calibrated τ = {calibration['tau']:.2f} on {calibration.get('unanswerable', 0)} unanswerable and "
-                 f"{calibration.get('answerable', 0)} answerable calibration questions: answer rate "
-                 f"{calibration.get('answer_rate', 0):.0%}, risk bound {calibration.get('risk_bound', 0):.3f} "
-                 f"(90% confidence), chosen {calibration.get('date', '')}.")
+        text += (
+            f" Calibrated τ = {calibration['tau']:.2f} on {calibration.get('unanswerable', 0)} unanswerable and "
+            f"{calibration.get('answerable', 0)} answerable calibration questions: answer rate "
+            f"{calibration.get('answer_rate', 0):.0%}, risk bound {calibration.get('risk_bound', 0):.3f} "
+            f"(90% confidence), chosen {calibration.get('date', '')}."
+        )
     return text

@@ -38,8 +38,13 @@ def open_chroma(config: Config) -> ClientAPI:
     ssl = url.scheme == "https"
     headers = {"Authorization": f"Bearer {config.chroma_token}"} if config.chroma_token else None
     try:
-        client = chromadb.HttpClient(host=url.hostname or "", port=url.port or (443 if ssl else 8000), ssl=ssl,
-                                     headers=headers, settings=_settings())
+        client = chromadb.HttpClient(
+            host=url.hostname or "",
+            port=url.port or (443 if ssl else 8000),
+            ssl=ssl,
+            headers=headers,
+            settings=_settings(),
+        )
         client.heartbeat()
     except Exception as exc:  # chromadb raises plain ValueError/ConnectionError/httpx errors here
         raise ChromaUnavailable(

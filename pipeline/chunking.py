@@ -104,8 +104,10 @@ def _merge_small(blocks: list[_Block], min_words: int, max_words: int) -> list[l
             last = groups[-1]
             last_words = sum(b.words for b in last)
             same_family = _family(last[-1].heading) == _family(block.heading)
-            if (last_words < min_words or block.words < min_words) and same_family and (
-                last_words + block.words <= max_words
+            if (
+                (last_words < min_words or block.words < min_words)
+                and same_family
+                and (last_words + block.words <= max_words)
             ):
                 last.append(block)
                 continue
@@ -144,10 +146,18 @@ def chunk_document(doc: Document, min_words: int = 40, max_words: int = 320) -> 
             seen[chunk_id] = 0
         chunks.append(
             Chunk(
-                chunk_id=chunk_id, doc_id=doc.doc_id, title=doc.title, section=heading,
-                section_numbers=numbers, text=text, version=doc.version,
-                effective_date=doc.effective_date, owner=doc.owner, source=doc.source,
-                position=position, content_hash=content_hash,
+                chunk_id=chunk_id,
+                doc_id=doc.doc_id,
+                title=doc.title,
+                section=heading,
+                section_numbers=numbers,
+                text=text,
+                version=doc.version,
+                effective_date=doc.effective_date,
+                owner=doc.owner,
+                source=doc.source,
+                position=position,
+                content_hash=content_hash,
             )
         )
     return chunks
@@ -161,8 +171,10 @@ def _render(block: _Block, with_heading: bool) -> str:
 def _group_paragraphs(blocks: list[_Block], min_words: int, max_words: int) -> list[list[_Block]]:
     groups: list[list[_Block]] = []
     for block in blocks:
-        if groups and sum(b.words for b in groups[-1]) < min_words and (
-            sum(b.words for b in groups[-1]) + block.words <= max_words
+        if (
+            groups
+            and sum(b.words for b in groups[-1]) < min_words
+            and (sum(b.words for b in groups[-1]) + block.words <= max_words)
         ):
             groups[-1].append(block)
         else:

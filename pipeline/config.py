@@ -186,7 +186,7 @@ class Config:
     def users_dir(self) -> Path:
         return self.home / "users"
 
-    def with_home(self, home: Path | str) -> "Config":
+    def with_home(self, home: Path | str) -> Config:
         return replace(self, home=Path(home).resolve())
 
 
@@ -199,8 +199,9 @@ def load_config() -> Config:
     coverage = os.environ.get("WARRANT_COVERAGE", "").strip().lower() or DEFAULT_COVERAGE
     if coverage not in ("model", "rules"):
         raise ValueError(f"WARRANT_COVERAGE must be 'model' or 'rules', got {coverage!r}")
-    tau, lambdas, rules = (MODEL_TAU, MODEL_LAMBDAS, MODEL_RULES) if coverage == "model" else (
-        RULES_TAU, RULES_LAMBDAS, ALL_RULES)
+    tau, lambdas, rules = (
+        (MODEL_TAU, MODEL_LAMBDAS, MODEL_RULES) if coverage == "model" else (RULES_TAU, RULES_LAMBDAS, ALL_RULES)
+    )
     model_file = os.environ.get("WARRANT_ANSWERABILITY_MODEL", "").strip()
     return Config(
         home=default_home(),
@@ -233,9 +234,10 @@ def load_config() -> Config:
         chroma_token=os.environ.get("WARRANT_CHROMA_TOKEN", "").strip(),
         chroma_collection=os.environ.get("WARRANT_CHROMA_COLLECTION", "").strip() or "warrant_chunks",
         audit_key=os.environ.get("WARRANT_AUDIT_KEY", ""),
-        allowed_origins=tuple(o.strip().rstrip("/") for o in os.environ.get("WARRANT_ALLOWED_ORIGINS", "").split(",")
-                              if o.strip()) + ((f"https://{os.environ['SPACE_HOST']}",)
-                                               if on_spaces and os.environ.get("SPACE_HOST") else ()),
+        allowed_origins=tuple(
+            o.strip().rstrip("/") for o in os.environ.get("WARRANT_ALLOWED_ORIGINS", "").split(",") if o.strip()
+        )
+        + ((f"https://{os.environ['SPACE_HOST']}",) if on_spaces and os.environ.get("SPACE_HOST") else ()),
         session_idle_s=max(60, _env_int("WARRANT_SESSION_IDLE_S", 8 * 3600)),
         session_max_s=max(60, _env_int("WARRANT_SESSION_MAX_S", 7 * 24 * 3600)),
         max_upload_mb=_env_positive("WARRANT_MAX_UPLOAD_MB", 10.0),

@@ -22,8 +22,15 @@ from pipeline.documents import DocumentError, parse_front_matter
 from pipeline.text import normalise_text
 
 MAX_UPLOAD_BYTES = 10 * 1024 * 1024
-SUFFIXES = {".pdf": "pdf", ".docx": "docx", ".html": "html", ".htm": "html",
-            ".md": "markdown", ".markdown": "markdown", ".txt": "text"}
+SUFFIXES = {
+    ".pdf": "pdf",
+    ".docx": "docx",
+    ".html": "html",
+    ".htm": "html",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".txt": "text",
+}
 # A DOCX is a zip archive; these bound what opening one may cost.
 MAX_DOCX_UNCOMPRESSED = 50 * 1024 * 1024
 MAX_DOCX_RATIO = 100  # uncompressed / compressed, for any member over 1 MB uncompressed
@@ -55,14 +62,22 @@ def check_file_name(name: str) -> str:
     name = (name or "").strip()
     if not name:
         raise ConversionRefused("The file has no name.")
-    if (any(ch in name for ch in "/\\:") or any(ord(ch) < 32 for ch in name) or name.startswith(".")
-            or ".." in name or name != PurePosixPath(name).name):
-        raise ConversionRefused(f"The name {name[:80]!r} looks like a path; use a plain file name such as "
-                                "ethics-policy.pdf.")
+    if (
+        any(ch in name for ch in "/\\:")
+        or any(ord(ch) < 32 for ch in name)
+        or name.startswith(".")
+        or ".." in name
+        or name != PurePosixPath(name).name
+    ):
+        raise ConversionRefused(
+            f"The name {name[:80]!r} looks like a path; use a plain file name such as ethics-policy.pdf."
+        )
     suffix = PurePosixPath(name).suffix.lower()
     if suffix not in SUFFIXES:
-        raise ConversionRefused(f"{name}: {suffix or 'a file without an extension'} is not accepted; upload "
-                                "PDF, DOCX, HTML, Markdown (.md) or text (.txt).")
+        raise ConversionRefused(
+            f"{name}: {suffix or 'a file without an extension'} is not accepted; upload "
+            "PDF, DOCX, HTML, Markdown (.md) or text (.txt)."
+        )
     return SUFFIXES[suffix]
 
 
@@ -91,13 +106,16 @@ def convert(data: bytes, name: str) -> Converted:
     if not data:
         raise ConversionRefused(f"{name} is empty (0 bytes).")
     if len(data) > MAX_UPLOAD_BYTES:
-        raise ConversionRefused(f"{name} is {len(data) / 1048576:.1f} MB; the limit is "
-                                f"{MAX_UPLOAD_BYTES // 1048576} MB per file.")
+        raise ConversionRefused(
+            f"{name} is {len(data) / 1048576:.1f} MB; the limit is {MAX_UPLOAD_BYTES // 1048576} MB per file."
+        )
     found = sniff(data)
     expected = {"pdf": "pdf", "docx": "zip"}.get(kind, "text")
     if found != expected:
-        raise ConversionRefused(f"{name} is not a real {kind.upper() if kind != 'markdown' else 'Markdown'} "
-                                f"file (its content looks like {_describe(found)}); upload the document itself.")
+        raise ConversionRefused(
+            f"{name} is not a real {kind.upper() if kind != 'markdown' else 'Markdown'} "
+            f"file (its content looks like {_describe(found)}); upload the document itself."
+        )
     converter = {"pdf": _from_pdf, "docx": _from_docx, "html": _from_html}.get(kind, _from_text)
     converted = converter(data, name, kind)
     words = len(re.findall(r"\w+", converted.markdown))
@@ -129,8 +147,14 @@ def _from_text(data: bytes, name: str, kind: str) -> Converted:
         # A plain text policy's first short line is usually its title.
         if lines and len(lines[0]) < 120 and not lines[0].rstrip().endswith("."):
             title = title or lines[0].strip()
-    return Converted(name, kind, raw, title, fields.get("version") or meta.get("version", ""),
-                     fields.get("effective_date") or meta.get("effective_date", ""))
+    return Converted(
+        name,
+        kind,
+        raw,
+        title,
+        fields.get("version") or meta.get("version", ""),
+        fields.get("effective_date") or meta.get("effective_date", ""),
+    )
 
 
 def _first_heading(body: str) -> str:
@@ -141,7 +165,7 @@ def _first_heading(body: str) -> str:
 
 
 def _metadata_lines(text: str) -> dict[str, str]:
-    """"Version: 2.1" and "Effective date: 2026-07-01" lines near the top of a document."""
+    """ "Version: 2.1" and "Effective date: 2026-07-01" lines near the top of a document."""
     found: dict[str, str] = {}
     for line in text.splitlines()[:40]:
         m = _META_LINE.match(line.strip("*_ "))
@@ -253,12 +277,16 @@ def _check_docx_archive(data: bytes, name: str) -> None:
         raise ConversionRefused(f"{name} holds {len(members)} parts; a Word document has far fewer. Refused.")
     total = sum(m.file_size for m in members)
     if total > MAX_DOCX_UNCOMPRESSED:
-        raise ConversionRefused(f"{name} would expand to {total / 1048576:.0f} MB (a decompression bomb?); "
-                                f"the limit is {MAX_DOCX_UNCOMPRESSED // 1048576} MB. Refused.")
+        raise ConversionRefused(
+            f"{name} would expand to {total / 1048576:.0f} MB (a decompression bomb?); "
+            f"the limit is {MAX_DOCX_UNCOMPRESSED // 1048576} MB. Refused."
+        )
     for m in members:
         if m.file_size > 1024 * 1024 and m.file_size > MAX_DOCX_RATIO * max(m.compress_size, 1):
-            raise ConversionRefused(f"{name} expands {m.file_size // max(m.compress_size, 1)}-fold in "
-                                    f"{m.filename} (a decompression bomb?). Refused.")
+            raise ConversionRefused(
+                f"{name} expands {m.file_size // max(m.compress_size, 1)}-fold in "
+                f"{m.filename} (a decompression bomb?). Refused."
+            )
     if "word/document.xml" not in {m.filename for m in members}:
         raise ConversionRefused(f"{name} is a zip archive but not a Word document.")
 

@@ -114,7 +114,9 @@ def find_documents(folder: Path) -> list[Path]:
     if not folder.is_dir():
         raise DocumentError(f"{folder}: no such folder")
     return sorted(
-        p for p in folder.rglob("*")
-        if p.is_file() and p.suffix.lower() in SUPPORTED_SUFFIXES
+        p
+        for p in folder.rglob("*")
+        if p.is_file()
+        and p.suffix.lower() in SUPPORTED_SUFFIXES
         and not any(part.startswith(".") for part in p.relative_to(folder).parts)
     )

@@ -64,7 +64,7 @@ class TracedQueryEncoder:
         self._graph = graph
 
     @classmethod
-    def build(cls, model: Any, probe: str = "What is the late fee for one course?") -> "TracedQueryEncoder | None":
+    def build(cls, model: Any, probe: str = "What is the late fee for one course?") -> TracedQueryEncoder | None:
         import numpy as np
         import torch
 
@@ -74,13 +74,15 @@ class TracedQueryEncoder:
             # given its attention mask, and the check below confirms the vectors, padded too.
             with torch.inference_mode(), warnings.catch_warnings():
                 warnings.simplefilter("ignore", torch.jit.TracerWarning)
-                graph = torch.jit.trace(model[0].auto_model, example_kwarg_inputs=inputs, strict=False,
-                                        check_trace=False)
+                graph = torch.jit.trace(
+                    model[0].auto_model, example_kwarg_inputs=inputs, strict=False, check_trace=False
+                )
             encoder = cls(model, torch.jit.freeze(graph.eval()))
             texts = [probe, "Can I withdraw from a course after week 8?", probe * 3]
             for batch in ([texts[0]], [texts[1]], [texts[2]], texts):
-                expected = model.encode(batch, normalize_embeddings=True, convert_to_numpy=True,
-                                        show_progress_bar=False)
+                expected = model.encode(
+                    batch, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+                )
                 if float(np.abs(np.asarray(encoder.encode_many(batch)) - expected).max()) > cls.TOLERANCE:
                     return None
             return encoder
@@ -108,7 +110,7 @@ class TracedQueryEncoder:
 _QUERY_ENCODERS: dict[str, Any] = {}  # device -> TracedQueryEncoder, or None where it cannot be used
 
 
-def query_encoder(device: str = "cpu") -> "TracedQueryEncoder | None":
+def query_encoder(device: str = "cpu") -> TracedQueryEncoder | None:
     """The traced encoder for the process's model on `device`, built (and checked) once; None off CPU."""
     if device != "cpu":
         return None
@@ -143,8 +145,11 @@ class MiniLMEmbedding(BaseEmbedding):
         # torch inference from many Gradio threads at once gains nothing on 2 cores; serialise it.
         with self._lock:
             vectors = self._model.encode(
-                texts, batch_size=self.embed_batch_size, normalize_embeddings=True,
-                convert_to_numpy=True, show_progress_bar=False,
+                texts,
+                batch_size=self.embed_batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
             )
         return vectors.tolist()
 

@@ -10,23 +10,23 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from pipeline import glossary
-from pipeline.chroma_client import open_chroma
 from pipeline.answerability import AnswerabilityCoverage, CoverageCombiner, answerability_model
+from pipeline.chroma_client import open_chroma
 from pipeline.config import Config
-from pipeline.generate import build_generator
 from pipeline.freshness import MISSING, FileStamp, file_stamp
+from pipeline.generate import build_generator
 from pipeline.index import ChunkIndex, IngestReport
 from pipeline.instructions import ACTION_REFUSAL, INSTRUCTIONS_ONLY, is_action_request, set_aside_instructions
-from pipeline.question_parts import QuestionPart, question_parts
 from pipeline.querylog import append_query_log
+from pipeline.question_parts import QuestionPart, question_parts
 from pipeline.records import Answer, AnswerStyle
 from pipeline.support import GateResult, SupportPostprocessor
 from pipeline.synthesis import ExtractiveSynthesizer
@@ -50,9 +50,16 @@ def _nearest(nodes: list[NodeWithScore], limit: int = 3) -> list[dict]:
         if key in seen:
             continue
         seen.add(key)
-        out.append({"doc_id": meta.get("doc_id", ""), "title": meta.get("title", ""),
-                    "section": meta.get("section", ""), "owner": meta.get("owner", ""),
-                    "chunk_id": n.node.node_id, "similarity": round(n.score or 0.0, 3)})
+        out.append(
+            {
+                "doc_id": meta.get("doc_id", ""),
+                "title": meta.get("title", ""),
+                "section": meta.get("section", ""),
+                "owner": meta.get("owner", ""),
+                "chunk_id": n.node.node_id,
+                "similarity": round(n.score or 0.0, 3),
+            }
+        )
         if len(out) == limit:
             break
     return out
@@ -79,16 +86,21 @@ class AnswerEngine:
         glossary.use(glossary.Glossary.load(config.docs_dir))  # the documents' own words, or none
         self.embed_model = embed_model
         if index is None:
-            index = ChunkIndex(config.chroma_dir, embed_model, client=open_chroma(config),
-                               collection=config.chroma_collection)
+            index = ChunkIndex(
+                config.chroma_dir, embed_model, client=open_chroma(config), collection=config.chroma_collection
+            )
         self.index = index
         self.stats = TermStats()
         self._stats_stamp: FileStamp = MISSING
         self._load_or_rebuild_stats()
         self.postprocessor = SupportPostprocessor(
-            self.stats, self._answerability(config), lambda_sim=config.lambda_sim,
-            lambda_coverage=config.lambda_coverage, lambda_consistency=config.lambda_consistency,
-            tau=config.tau, rules=frozenset(config.rules),
+            self.stats,
+            self._answerability(config),
+            lambda_sim=config.lambda_sim,
+            lambda_coverage=config.lambda_coverage,
+            lambda_consistency=config.lambda_consistency,
+            tau=config.tau,
+            rules=frozenset(config.rules),
         )
         self.synthesizer = ExtractiveSynthesizer(self.stats)
         # Optional: an LLM rewrites gated answers, every sentence verified (None: extractive only).
@@ -102,8 +114,9 @@ class AnswerEngine:
         model = answerability_model(config.answerability_model)
         if model is None:
             return None
-        return AnswerabilityCoverage(model, self.index.sentence_vectors, combiner=CoverageCombiner.from_dict(
-            config.coverage_combiner))
+        return AnswerabilityCoverage(
+            model, self.index.sentence_vectors, combiner=CoverageCombiner.from_dict(config.coverage_combiner)
+        )
 
     # -- configuration that an admin may change at run time -------------------------------------
     @property
@@ -165,16 +178,19 @@ class AnswerEngine:
             return
         self._stats_stamp = stamp
         if not self.stats.load(self.term_stats_path, self._index_fingerprint()):
-            log.warning("term statistics in %s describe another index than this process sees; kept the "
-                        "current counts", self.term_stats_path)
+            log.warning(
+                "term statistics in %s describe another index than this process sees; kept the current counts",
+                self.term_stats_path,
+            )
 
     # -- asking ---------------------------------------------------------------------------------
     def retrieve(self, query: str) -> tuple[list[NodeWithScore], dict[str, float]]:
         nodes, timings, _ = self._retrieve(query)
         return nodes, timings
 
-    def _retrieve(self, query: str, embedding: list[float] | None = None
-                  ) -> tuple[list[NodeWithScore], dict[str, float], list[float]]:
+    def _retrieve(
+        self, query: str, embedding: list[float] | None = None
+    ) -> tuple[list[NodeWithScore], dict[str, float], list[float]]:
         timings: dict[str, float] = {}
         if embedding is None:
             t = time.perf_counter()
@@ -185,9 +201,17 @@ class AnswerEngine:
         timings["retrieve"] = _ms(t)
         return nodes, timings, embedding
 
-    def ask(self, question: str, style: AnswerStyle | None = None, rewritten: str = "",
-            actor: str = "", session: str = "", log: bool = True, gated: bool = True,
-            on_token: Callable[[str], None] | None = None) -> Answer:
+    def ask(
+        self,
+        question: str,
+        style: AnswerStyle | None = None,
+        rewritten: str = "",
+        actor: str = "",
+        session: str = "",
+        log: bool = True,
+        gated: bool = True,
+        on_token: Callable[[str], None] | None = None,
+    ) -> Answer:
         """Answer `question` (retrieving with `rewritten` when a follow-up was made self-contained).
 
         `gated=False` is the standard-RAG baseline used in evaluations: same retrieval and
@@ -216,12 +240,16 @@ class AnswerEngine:
         nodes, timings, embedding = self._retrieve(query, embeddings[0])
         timings = {"embed": embed_ms, **timings}
         t = time.perf_counter()
-        gate = (self.postprocessor.gate(query, nodes, embedding) if gated
-                else self.postprocessor.ungated(query, nodes, embedding))
+        gate = (
+            self.postprocessor.gate(query, nodes, embedding)
+            if gated
+            else self.postprocessor.ungated(query, nodes, embedding)
+        )
         timings["support"] = _ms(t)
-        searches = list(zip(parts, embeddings[1:]))
-        answer = self._compose(question, query, gate, nodes, style, timings, embedding, searches, gated=gated,
-                               on_token=on_token)
+        searches = list(zip(parts, embeddings[1:], strict=False))
+        answer = self._compose(
+            question, query, gate, nodes, style, timings, embedding, searches, gated=gated, on_token=on_token
+        )
         if set_aside:
             answer.reason += f"; set aside {len(set_aside)} instruction sentence(s) in the message"
         t = time.perf_counter()
@@ -243,25 +271,46 @@ class AnswerEngine:
         if not question:
             return "Please type a question about the academic policies."
         if len(question) > MAX_QUESTION_CHARS:
-            return (f"That message is {len(question):,} characters long; please ask in under "
-                    f"{MAX_QUESTION_CHARS:,} characters, one question at a time.")
+            return (
+                f"That message is {len(question):,} characters long; please ask in under "
+                f"{MAX_QUESTION_CHARS:,} characters, one question at a time."
+            )
         if "\x00" in question:
             return "That message contains binary data; please type your question as plain text."
         return ""
 
-    def _compose(self, question: str, query: str, gate: GateResult, nodes: list[NodeWithScore],
-                 style: AnswerStyle, timings: dict[str, float], embedding: list[float],
-                 searches: list[tuple[QuestionPart, list[float]]], gated: bool = True,
-                 on_token: Callable[[str], None] | None = None) -> Answer:
-        common = dict(query=question, rewritten_query=query if query != question else "",
-                      support=gate.support, nearest_sections=_nearest(nodes))
+    def _compose(
+        self,
+        question: str,
+        query: str,
+        gate: GateResult,
+        nodes: list[NodeWithScore],
+        style: AnswerStyle,
+        timings: dict[str, float],
+        embedding: list[float],
+        searches: list[tuple[QuestionPart, list[float]]],
+        gated: bool = True,
+        on_token: Callable[[str], None] | None = None,
+    ) -> Answer:
+        common = {
+            "query": question,
+            "rewritten_query": query if query != question else "",
+            "support": gate.support,
+            "nearest_sections": _nearest(nodes),
+        }
         if gate.decision == "clarify":
             options = _nearest(nodes, limit=3)
-            return Answer(text=self.clarify_text(options), decision="clarify", reason=gate.reason,
-                          clarify_options=options, **common)
+            return Answer(
+                text=self.clarify_text(options),
+                decision="clarify",
+                reason=gate.reason,
+                clarify_options=options,
+                **common,
+            )
         if gate.decision == "abstain":
-            return Answer(text=self.abstain_text(common["nearest_sections"]), decision="abstain",
-                          reason=gate.reason, **common)
+            return Answer(
+                text=self.abstain_text(common["nearest_sections"]), decision="abstain", reason=gate.reason, **common
+            )
         t = time.perf_counter()
         # σ is judged on the gate's evidence; the sentences may come from a slightly wider pool of
         # the retrieved chunks, ranked by how well each sentence answers the question.
@@ -285,14 +334,20 @@ class AnswerEngine:
         kept = [v.sentence for v in verdicts if v.supported or not gated]
         timings["verify"] = _ms(t)
         if not kept:
-            return Answer(text=self.abstain_text(common["nearest_sections"]), decision="abstain",
-                          reason="no sentence of the evidence could be verified against its source",
-                          **common)
+            return Answer(
+                text=self.abstain_text(common["nearest_sections"]),
+                decision="abstain",
+                reason="no sentence of the evidence could be verified against its source",
+                **common,
+            )
         dropped = len(verdicts) - len(kept)
         reason = gate.reason + (f"; {dropped} unsupported sentence(s) dropped" if dropped else "")
         answer = Answer(
-            text=self.synthesizer.render(kept, style), decision="answer",
-            citations=self.synthesizer.citations(kept, pool), reason=reason, **common,
+            text=self.synthesizer.render(kept, style),
+            decision="answer",
+            citations=self.synthesizer.citations(kept, pool),
+            reason=reason,
+            **common,
         )
         if gated and self.generator is not None:  # the LLM writes only after the gate said answer
             answer = self.generator.rewrite(query, answer, pool, style, on_token, timings)
@@ -305,8 +360,11 @@ class AnswerEngine:
         for the part by themselves; otherwise the part is answered from the whole question's
         evidence or not at all. The whole question's σ still decides whether to answer."""
         nodes, _, _ = self._retrieve(part, embedding)
-        gate = (self.postprocessor.gate(part, nodes, embedding) if gated
-                else self.postprocessor.ungated(part, nodes, embedding))
+        gate = (
+            self.postprocessor.gate(part, nodes, embedding)
+            if gated
+            else self.postprocessor.ungated(part, nodes, embedding)
+        )
         return gate.evidence if gate.decision == "answer" else []
 
     def _sentence_vectors(self, pool: list[NodeWithScore]) -> dict[str, np.ndarray]:

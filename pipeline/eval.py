@@ -64,7 +64,7 @@ def read_questions(path: Path) -> list[tuple[int, dict | None]]:
                 items.append((number, None))
                 continue
             if not isinstance(item, dict) or "id" not in item:
-                _err(f"{path}:{number}: expected an object with \"id\" and \"question\"; line skipped")
+                _err(f'{path}:{number}: expected an object with "id" and "question"; line skipped')
                 items.append((number, None))
                 continue
             items.append((number, item))
@@ -92,17 +92,28 @@ def run_contract(docs: Path, questions: Path, out: Path) -> int:
                 question = item.get("question")
                 started = time.perf_counter()
                 if not isinstance(question, str) or not question.strip():
-                    _err(f"{questions}:{number}: id {item['id']!r} has an empty or missing question; "
-                          "answered with an abstention")
-                    record = {"id": str(item["id"]), "decision": "abstain",
-                              "answer": "The question was empty.", "citations": [], "support": 0.0,
-                              "tau": engine.tau, "latency_ms": 0.0}
+                    _err(
+                        f"{questions}:{number}: id {item['id']!r} has an empty or missing question; "
+                        "answered with an abstention"
+                    )
+                    record = {
+                        "id": str(item["id"]),
+                        "decision": "abstain",
+                        "answer": "The question was empty.",
+                        "citations": [],
+                        "support": 0.0,
+                        "tau": engine.tau,
+                        "latency_ms": 0.0,
+                    }
                 else:
                     answer = engine.ask(question)
                     record = {
-                        "id": str(item["id"]), "decision": answer.decision, "answer": answer.text,
-                        "citations": [{"doc": c.source, "chunk_id": c.chunk_id, "quote": c.quote}
-                                      for c in answer.citations],
+                        "id": str(item["id"]),
+                        "decision": answer.decision,
+                        "answer": answer.text,
+                        "citations": [
+                            {"doc": c.source, "chunk_id": c.chunk_id, "quote": c.quote} for c in answer.citations
+                        ],
                         "support": answer.support.sigma if answer.support else 0.0,
                         "tau": engine.tau,
                         "latency_ms": round((time.perf_counter() - started) * 1000, 2),
@@ -112,6 +123,7 @@ def run_contract(docs: Path, questions: Path, out: Path) -> int:
 
 
 # -- golden-set report ------------------------------------------------------------------------
+
 
 def load_golden(split: str) -> list[dict]:
     path = GOLDEN_DIR / f"{split}.jsonl"
@@ -160,14 +172,14 @@ def score(items: list[dict], answers: list, engine) -> dict:
     nodes = engine.index.get_nodes(list(ids))
     meta = {n.node_id: n.metadata for n in nodes}
     text = {n.node_id: n.get_content() for n in nodes}
-    answerable = [(i, a) for i, a in zip(items, answers) if i["type"] in ANSWERABLE]
-    should_abstain = [(i, a) for i, a in zip(items, answers) if i["type"] in UNANSWERABLE]
-    ambiguous = [(i, a) for i, a in zip(items, answers) if i["type"] == "ambiguous"]
+    answerable = [(i, a) for i, a in zip(items, answers, strict=False) if i["type"] in ANSWERABLE]
+    should_abstain = [(i, a) for i, a in zip(items, answers, strict=False) if i["type"] in UNANSWERABLE]
+    ambiguous = [(i, a) for i, a in zip(items, answers, strict=False) if i["type"] == "ambiguous"]
     gated = answerable + should_abstain
     abstained = [(i, a) for i, a in gated if a.decision != "answer"]
     answered = [(i, a) for i, a in answerable if a.decision == "answer"]
     facts = [(f, a) for i, a in answered for f in i.get("key_facts", [])]
-    sentences = [unsupported_sentences(a, text) for _, a in zip(items, answers) if a.decision == "answer"]
+    sentences = [unsupported_sentences(a, text) for _, a in zip(items, answers, strict=False) if a.decision == "answer"]
     total_sentences = sum(s[0] for s in sentences)
 
     def rate(num, den):
@@ -223,9 +235,15 @@ def tune(engine, items: list[dict]) -> dict:
             if best is None or objective > best[0]:
                 best = (objective, l1, l2, l3, tau, answer_rate, precision, recall)
     _, l1, l2, l3, tau, answer_rate, precision, recall = best
-    return {"lambda_sim": l1, "lambda_coverage": l2, "lambda_consistency": l3, "tau": tau,
-            "answer_rate": round(answer_rate, 4), "abstention_precision": round(precision, 4),
-            "abstention_recall": round(recall, 4)}
+    return {
+        "lambda_sim": l1,
+        "lambda_coverage": l2,
+        "lambda_consistency": l3,
+        "tau": tau,
+        "answer_rate": round(answer_rate, 4),
+        "abstention_precision": round(precision, 4),
+        "abstention_recall": round(recall, 4),
+    }
 
 
 def run_golden(split: str, do_tune: bool) -> int:
@@ -244,14 +262,19 @@ def run_golden(split: str, do_tune: bool) -> int:
         system = score(items, answers, engine)
         baseline = score(items, ask_all(engine, items, gated=False), engine)
         elapsed = time.perf_counter() - started
-    print(f"golden split: {split} ({len(items)} items; τ={engine.tau:.2f}, "
-          f"λ=({engine.postprocessor.lambda_sim}, {engine.postprocessor.lambda_coverage}, "
-          f"{engine.postprocessor.lambda_consistency}))")
+    print(
+        f"golden split: {split} ({len(items)} items; τ={engine.tau:.2f}, "
+        f"λ=({engine.postprocessor.lambda_sim}, {engine.postprocessor.lambda_coverage}, "
+        f"{engine.postprocessor.lambda_consistency}))"
+    )
     print(f"{'metric':32} {'system':>8} {'baseline':>9}")
     for key in system:
         if key == "items":
             continue
-        fmt = lambda v: "   n/a" if v is None else f"{v:8.3f}"
+
+        def fmt(v):
+            return "   n/a" if v is None else f"{v:8.3f}"
+
         print(f"{key:32} {fmt(system[key])} {fmt(baseline[key]):>9}")
     print(f"({elapsed:.1f}s for both runs)")
     if engine.generator is not None:  # WARRANT_LLM_* set: the system's answers were LLM-written
@@ -282,9 +305,11 @@ def run_outside(name: str, ablate: tuple[str, ...], do_ablation: bool, json_out:
             docs, items = load_config().docs_dir, outside.golden_items("dev")
         engine, _ = build_engine(docs, Path(tmp) / "home")
         table = outside.ablation(engine, items) if do_ablation else outside.compare(engine, items, ablate)
-    title = f"{name}: τ={engine.tau}, λ=({engine.postprocessor.lambda_sim}, {engine.postprocessor.lambda_coverage}, " \
-            f"{engine.postprocessor.lambda_consistency}), rules in force: {sorted(engine.postprocessor.rules)}" \
-            + (f", ablated: {list(ablate)}" if ablate else "")
+    title = (
+        f"{name}: τ={engine.tau}, λ=({engine.postprocessor.lambda_sim}, {engine.postprocessor.lambda_coverage}, "
+        f"{engine.postprocessor.lambda_consistency}), rules in force: {sorted(engine.postprocessor.rules)}"
+        + (f", ablated: {list(ablate)}" if ablate else "")
+    )
     outside.print_table(title, table)
     if json_out:
         json_out.write_text(json.dumps({"corpus": name, "ablate": list(ablate), "table": table}, indent=2))
@@ -292,21 +317,33 @@ def run_outside(name: str, ablate: tuple[str, ...], do_ablation: bool, json_out:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m pipeline.eval", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m pipeline.eval", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--docs", type=Path, help="folder of .md/.txt documents to index")
-    parser.add_argument("--questions", type=Path, help="JSONL with {\"id\", \"question\"} per line")
+    parser.add_argument("--questions", type=Path, help='JSONL with {"id", "question"} per line')
     parser.add_argument("--out", type=Path, help="where to write the answers (JSONL)")
     parser.add_argument("--golden", choices=["dev", "test"], help="report on a golden split")
     parser.add_argument("--tune", action="store_true", help="with --golden: grid-search λ and τ")
-    parser.add_argument("--calibrate", action="store_true",
-                        help="choose λ and τ on SQuAD calibration articles + golden dev so that answering an "
-                             "unanswerable question stays ≤ α (90%% confidence); writes models/calibration.json")
+    parser.add_argument(
+        "--calibrate",
+        action="store_true",
+        help="choose λ and τ on SQuAD calibration articles + golden dev so that answering an "
+        "unanswerable question stays ≤ α (90%% confidence); writes models/calibration.json",
+    )
     parser.add_argument("--alpha", type=float, default=None, help="the risk for --calibrate (default WARRANT_ALPHA)")
-    parser.add_argument("--outside", choices=["squad", "policy-dev", "golden-dev"],
-                        help="system vs today's rules vs ungated on data the rules were not written from")
-    parser.add_argument("--ablate", action="append", default=[], metavar="RULE",
-                        help="with --outside: the system without this rule (pipeline.support.RULES)")
+    parser.add_argument(
+        "--outside",
+        choices=["squad", "policy-dev", "golden-dev"],
+        help="system vs today's rules vs ungated on data the rules were not written from",
+    )
+    parser.add_argument(
+        "--ablate",
+        action="append",
+        default=[],
+        metavar="RULE",
+        help="with --outside: the system without this rule (pipeline.support.RULES)",
+    )
     parser.add_argument("--ablation", action="store_true", help="with --outside: switch each rule in turn")
     parser.add_argument("--json-out", type=Path, help="with --outside/--calibrate: also write the table as JSON")
     args = parser.parse_args(argv)

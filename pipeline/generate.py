@@ -19,8 +19,8 @@ import json
 import logging
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Callable
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.schema import NodeWithScore
@@ -64,7 +64,7 @@ class Evidence:
 
 @dataclass(frozen=True)
 class GeneratedSentence:
-    text: str                   # without its markers, ending with its stop
+    text: str  # without its markers, ending with its stop
     citations: tuple[int, ...]  # the [n] it carries, in order
 
 
@@ -86,6 +86,7 @@ class Removed:
 
 # -- the prompt -------------------------------------------------------------------------------------
 
+
 def without_instructions(text: str) -> str:
     """A chunk's text less sentences that speak to an assistant ("ignore previous instructions…"):
     a policy document states rules, it does not direct the answer writer."""
@@ -101,8 +102,15 @@ def evidence_records(nodes: list[NodeWithScore], limit: int = MAX_EVIDENCE_CHUNK
             continue
         seen.add(node.node.node_id)
         meta = node.node.metadata
-        records.append(Evidence(len(records) + 1, node.node.node_id, str(meta.get("title", "")),
-                                str(meta.get("section", "")), without_instructions(node.node.get_content())))
+        records.append(
+            Evidence(
+                len(records) + 1,
+                node.node.node_id,
+                str(meta.get("title", "")),
+                str(meta.get("section", "")),
+                without_instructions(node.node.get_content()),
+            )
+        )
         if len(records) == limit:
             break
     return records
@@ -114,8 +122,10 @@ def form_instructions(style: AnswerStyle) -> str:
     if style.format == "bullets":
         lines.append("Put each sentence on its own line, starting with '- '.")
     if style.programme:
-        lines.append(f"Where the evidence gives different rules for different programmes, give the rule "
-                     f"for {style.programme} first.")
+        lines.append(
+            f"Where the evidence gives different rules for different programmes, give the rule "
+            f"for {style.programme} first."
+        )
     return " ".join(lines)
 
 
@@ -126,15 +136,21 @@ def build_messages(question: str, evidence: list[Evidence], style: AnswerStyle) 
     """
     records = "\n".join(
         f"[{e.n}] " + json.dumps({"title": e.title, "section": e.section, "text": e.text}, ensure_ascii=False)
-        for e in evidence)
-    user = (f"Evidence records (quoted data):\n{records}\n\n"
-            f"Question (quoted data): {json.dumps(question, ensure_ascii=False)}\n\n"
-            f"{form_instructions(style)} End every sentence with its evidence number, like [1].")
-    return [ChatMessage(role=MessageRole.SYSTEM, content=SYSTEM_PROMPT),
-            ChatMessage(role=MessageRole.USER, content=user)]
+        for e in evidence
+    )
+    user = (
+        f"Evidence records (quoted data):\n{records}\n\n"
+        f"Question (quoted data): {json.dumps(question, ensure_ascii=False)}\n\n"
+        f"{form_instructions(style)} End every sentence with its evidence number, like [1]."
+    )
+    return [
+        ChatMessage(role=MessageRole.SYSTEM, content=SYSTEM_PROMPT),
+        ChatMessage(role=MessageRole.USER, content=user),
+    ]
 
 
 # -- reading and checking the reply -------------------------------------------------------------------
+
 
 def parse_sentences(reply: str) -> list[GeneratedSentence]:
     """The reply's sentences with the evidence numbers each one carries (bullets and numbering removed)."""
@@ -180,8 +196,9 @@ def learned_support(question: str, sentence: str, chunk_text: str) -> tuple[bool
     return (p >= 0.5, f"the answerability model gives the cited text {p:.2f} for it")
 
 
-def check_generated(sentence: GeneratedSentence, evidence: dict[int, Evidence], question: str = "",
-                    learned: bool = False) -> tuple[VerifiedSentence | None, str]:
+def check_generated(
+    sentence: GeneratedSentence, evidence: dict[int, Evidence], question: str = "", learned: bool = False
+) -> tuple[VerifiedSentence | None, str]:
     """(the sentence tied to the first cited chunk that supports it, "") or (None, why it was removed).
 
     `learned` adds the answerability model's check; it is on only with the learned gate
@@ -207,8 +224,9 @@ def check_generated(sentence: GeneratedSentence, evidence: dict[int, Evidence], 
             continue
         # A verbatim quote needs no model (the trained one scored an exact copy 0.46: it was trained
         # on questions, not statements); a paraphrase is where the word checks are weakest.
-        verdict = None if (why == "quoted verbatim" or not learned) else learned_support(
-            question, sentence.text, record.text)
+        verdict = (
+            None if (why == "quoted verbatim" or not learned) else learned_support(question, sentence.text, record.text)
+        )
         if verdict is not None and not verdict[0]:
             reasons.append(f"[{n}]: {verdict[1]}")
             continue
@@ -216,8 +234,9 @@ def check_generated(sentence: GeneratedSentence, evidence: dict[int, Evidence], 
     return None, "not supported by the cited text: " + "; ".join(reasons)
 
 
-def verify_reply(reply: str, evidence: list[Evidence], question: str = "", learned: bool = False
-                 ) -> tuple[list[VerifiedSentence], list[Removed]]:
+def verify_reply(
+    reply: str, evidence: list[Evidence], question: str = "", learned: bool = False
+) -> tuple[list[VerifiedSentence], list[Removed]]:
     by_n = {e.n: e for e in evidence}
     kept: list[VerifiedSentence] = []
     removed: list[Removed] = []
@@ -232,8 +251,7 @@ def verify_reply(reply: str, evidence: list[Evidence], question: str = "", learn
     return kept, removed
 
 
-def render(kept: list[VerifiedSentence], style: AnswerStyle, nodes: list[NodeWithScore]
-           ) -> tuple[str, list[Citation]]:
+def render(kept: list[VerifiedSentence], style: AnswerStyle, nodes: list[NodeWithScore]) -> tuple[str, list[Citation]]:
     """Text with markers renumbered 1..k in order of first use, as the extractive answer writes them
     ("sentence. [1]"), and one citation per cited chunk quoting the sentences closest to the answer."""
     by_id = {n.node.node_id: n.node for n in nodes}
@@ -249,14 +267,23 @@ def render(kept: list[VerifiedSentence], style: AnswerStyle, nodes: list[NodeWit
     citations = []
     for chunk_id, n in numbering.items():
         meta = by_id[chunk_id].metadata if chunk_id in by_id else {}
-        citations.append(Citation(n=n, doc_id=str(meta.get("doc_id", "")), chunk_id=chunk_id,
-                                  title=str(meta.get("title", "")), section=str(meta.get("section", "")),
-                                  quote=" ".join(quotes.get(chunk_id, [])), source=str(meta.get("source", "")),
-                                  version=str(meta.get("version", ""))))
+        citations.append(
+            Citation(
+                n=n,
+                doc_id=str(meta.get("doc_id", "")),
+                chunk_id=chunk_id,
+                title=str(meta.get("title", "")),
+                section=str(meta.get("section", "")),
+                quote=" ".join(quotes.get(chunk_id, [])),
+                source=str(meta.get("source", "")),
+                version=str(meta.get("version", "")),
+            )
+        )
     return text, citations
 
 
 # -- the whole step ---------------------------------------------------------------------------------
+
 
 def _ms(start: float) -> float:
     return round((time.perf_counter() - start) * 1000, 2)
@@ -270,21 +297,36 @@ class GenerativeAnswerer:
         self.backend = backend
         self.learned_check = learned_check
 
-    def rewrite(self, question: str, extractive: Answer, nodes: list[NodeWithScore], style: AnswerStyle,
-                on_token: Callable[[str], None] | None = None, timings: dict[str, float] | None = None
-                ) -> Answer:
+    def rewrite(
+        self,
+        question: str,
+        extractive: Answer,
+        nodes: list[NodeWithScore],
+        style: AnswerStyle,
+        on_token: Callable[[str], None] | None = None,
+        timings: dict[str, float] | None = None,
+    ) -> Answer:
         timings = timings if timings is not None else {}
-        info = {"mode": "generated", "backend": "openai-compatible", "model": self.backend.model,
-                "notice": "", "error": "", "removed": []}
+        info = {
+            "mode": "generated",
+            "backend": "openai-compatible",
+            "model": self.backend.model,
+            "notice": "",
+            "error": "",
+            "removed": [],
+        }
         evidence = evidence_records(nodes)
         t = time.perf_counter()
         try:
             reply = self.backend.stream(build_messages(question, evidence, style), on_token)
         except LLMUnavailable as error:
             timings["generate"] = _ms(t)
-            info.update(mode="extractive", error=error.kind,
-                        notice=f"The language model did not answer ({error.kind}); this is the answer "
-                               "taken directly from the policy text.")
+            info.update(
+                mode="extractive",
+                error=error.kind,
+                notice=f"The language model did not answer ({error.kind}); this is the answer "
+                "taken directly from the policy text.",
+            )
             return replace(extractive, generation=info)
         timings["generate"] = _ms(t)
         t = time.perf_counter()
@@ -296,9 +338,11 @@ class GenerativeAnswerer:
         timings["verify_generated"] = _ms(t)
         info["removed"] = [r.to_dict() for r in removed]
         if not kept:
-            info.update(mode="extractive",
-                        notice="None of the language model's sentences could be checked against the "
-                               "policy text it cited; this is the answer taken directly from the policy text.")
+            info.update(
+                mode="extractive",
+                notice="None of the language model's sentences could be checked against the "
+                "policy text it cited; this is the answer taken directly from the policy text.",
+            )
             return replace(extractive, generation=info)
         text, citations = render(kept, style, nodes)
         reason = extractive.reason.split("; ")[0] + "; written by the language model, each sentence verified"
@@ -326,8 +370,11 @@ def generation_summary(answers: list[Answer]) -> dict:
         kind = r["reason"].split(":")[0] if r["reason"].startswith("not supported") else r["reason"].split(",")[0]
         kind = "cites nothing in the evidence" if kind.startswith("cites [") else kind
         kinds[kind] = kinds.get(kind, 0) + 1
-    return {"answers_sent_to_llm": len(tried),
-            "written_by_llm": sum(g["mode"] == "generated" for g in tried),
-            "extractive_fallbacks": sum(g["mode"] == "extractive" for g in tried),
-            "fallback_errors": sorted({g["error"] for g in tried if g["error"]}),
-            "sentences_removed": len(removed), "removed_by_reason": kinds}
+    return {
+        "answers_sent_to_llm": len(tried),
+        "written_by_llm": sum(g["mode"] == "generated" for g in tried),
+        "extractive_fallbacks": sum(g["mode"] == "extractive" for g in tried),
+        "fallback_errors": sorted({g["error"] for g in tried if g["error"]}),
+        "sentences_removed": len(removed),
+        "removed_by_reason": kinds,
+    }

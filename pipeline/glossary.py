@@ -75,33 +75,39 @@ class Glossary:
         if unknown:
             raise GlossaryError(f"{where}: unknown key(s) {', '.join(unknown)}; allowed: {', '.join(_KEYS)}")
         synonyms = {
-            _single(_word(canonical, f"{where}: synonyms"), f"{where}: synonyms"):
-                tuple(_single(v, f"{where}: synonyms.{canonical}")
-                      for v in _words(variants, f"{where}: synonyms.{canonical}"))
+            _single(_word(canonical, f"{where}: synonyms"), f"{where}: synonyms"): tuple(
+                _single(v, f"{where}: synonyms.{canonical}") for v in _words(variants, f"{where}: synonyms.{canonical}")
+            )
             for canonical, variants in _mapping(data.get("synonyms"), f"{where}: synonyms").items()
         }
         seen: dict[str, str] = {}
         for canonical, variants in synonyms.items():
             for variant in variants:
                 if seen.setdefault(variant, canonical) != canonical:
-                    raise GlossaryError(f"{where}: synonyms: {variant!r} is listed under both "
-                                        f"{seen[variant]!r} and {canonical!r}; keep it under one")
+                    raise GlossaryError(
+                        f"{where}: synonyms: {variant!r} is listed under both "
+                        f"{seen[variant]!r} and {canonical!r}; keep it under one"
+                    )
         groups = {
             _word(kind, f"{where}: named_groups"): {
-                _word(name, f"{where}: named_groups.{kind}", lower=False):
-                    tuple(dict.fromkeys((_word(name, where), *_words(aliases, f"{where}: named_groups.{kind}.{name}"))))
+                _word(name, f"{where}: named_groups.{kind}", lower=False): tuple(
+                    dict.fromkeys((_word(name, where), *_words(aliases, f"{where}: named_groups.{kind}.{name}")))
+                )
                 for name, aliases in _mapping(names, f"{where}: named_groups.{kind}").items()
             }
             for kind, names in _mapping(data.get("named_groups"), f"{where}: named_groups").items()
         }
         return cls(
             synonyms=synonyms,
-            generic_terms=tuple(_single(w, f"{where}: generic_terms")
-                                for w in _words(data.get("generic_terms"), f"{where}: generic_terms")),
+            generic_terms=tuple(
+                _single(w, f"{where}: generic_terms")
+                for w in _words(data.get("generic_terms"), f"{where}: generic_terms")
+            ),
             named_groups=groups,
             currency=_words(data.get("currency"), f"{where}: currency", lower=False),
-            money_words=tuple(_single(w, f"{where}: money_words")
-                              for w in _words(data.get("money_words"), f"{where}: money_words")),
+            money_words=tuple(
+                _single(w, f"{where}: money_words") for w in _words(data.get("money_words"), f"{where}: money_words")
+            ),
             abbreviations=_words(data.get("abbreviations"), f"{where}: abbreviations", lower=False),
             source=source,
         )
@@ -112,9 +118,16 @@ class Glossary:
 
     def fingerprint(self) -> str:
         """A stable text of the contents, for caches that must not outlive a change of glossary."""
-        return repr((sorted((k, v) for k, v in self.synonyms.items()), self.generic_terms,
-                     sorted((k, sorted(v.items())) for k, v in self.named_groups.items()),
-                     self.currency, self.money_words, self.abbreviations))
+        return repr(
+            (
+                sorted((k, v) for k, v in self.synonyms.items()),
+                self.generic_terms,
+                sorted((k, sorted(v.items())) for k, v in self.named_groups.items()),
+                self.currency,
+                self.money_words,
+                self.abbreviations,
+            )
+        )
 
 
 def _mapping(value: Any, where: str) -> Mapping[Any, Any]:
@@ -138,8 +151,10 @@ _ONE_WORD = re.compile(r"[a-z0-9]+(?:[.\-][a-z0-9]+)*")
 def _single(word: str, where: str) -> str:
     """Synonyms and term lists match one word at a time: "annual leave" could never match."""
     if not _ONE_WORD.fullmatch(word):
-        raise GlossaryError(f"{where}: {word!r} is not one word (letters, digits, inner '.' or '-'); "
-                            "synonyms and term lists match single words")
+        raise GlossaryError(
+            f"{where}: {word!r} is not one word (letters, digits, inner '.' or '-'); "
+            "synonyms and term lists match single words"
+        )
     return word
 
 

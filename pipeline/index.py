@@ -10,19 +10,18 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
 
 import chromadb
 from chromadb.api import ClientAPI
 from chromadb.config import Settings as ChromaSettings
 from llama_index.core import Settings, VectorStoreIndex
-from llama_index.core.llms import MockLLM
 from llama_index.core.base.base_retriever import BaseRetriever
+from llama_index.core.llms import MockLLM
 from llama_index.core.retrievers import VectorIndexRetriever
-from llama_index.core.schema import NodeWithScore, QueryBundle
-from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
+from llama_index.core.schema import NodeRelationship, NodeWithScore, QueryBundle, RelatedNodeInfo, TextNode
 from llama_index.core.vector_stores import MetadataFilter, MetadataFilters
 from llama_index.core.vector_stores.utils import metadata_dict_to_node
 from llama_index.vector_stores.chroma import ChromaVectorStore
@@ -78,7 +77,7 @@ class ActiveChunkRetriever(BaseRetriever):
     back to the metadata-filtered search.
     """
 
-    def __init__(self, chunk_index: "ChunkIndex", top_k: int) -> None:
+    def __init__(self, chunk_index: ChunkIndex, top_k: int) -> None:
         super().__init__()
         self._chunks = chunk_index
         self._top_k = top_k
@@ -99,11 +98,20 @@ def embed_text(node: TextNode) -> str:
 
 def chunk_to_node(chunk: Chunk, status: str = ACTIVE, origin: str = "ingest", **extra: str) -> TextNode:
     metadata = {
-        "doc_id": chunk.doc_id, "title": chunk.title, "section": chunk.section,
-        "section_numbers": chunk.section_numbers, "version": chunk.version,
-        "effective_date": chunk.effective_date, "owner": chunk.owner, "source": chunk.source,
-        "position": chunk.position, "content_hash": chunk.content_hash, "status": status,
-        "origin": origin, "superseded_by": "", "supersedes": "",
+        "doc_id": chunk.doc_id,
+        "title": chunk.title,
+        "section": chunk.section,
+        "section_numbers": chunk.section_numbers,
+        "version": chunk.version,
+        "effective_date": chunk.effective_date,
+        "owner": chunk.owner,
+        "source": chunk.source,
+        "position": chunk.position,
+        "content_hash": chunk.content_hash,
+        "status": status,
+        "origin": origin,
+        "superseded_by": "",
+        "supersedes": "",
     }
     metadata.update(extra)
     node = TextNode(id_=chunk.chunk_id, text=chunk.text, metadata=metadata)
@@ -116,8 +124,9 @@ def chunk_to_node(chunk: Chunk, status: str = ACTIVE, origin: str = "ingest", **
 class ChunkIndex:
     """Owns the Chroma collection; the only code that writes to it."""
 
-    def __init__(self, chroma_dir: Path, embed_model, client: ClientAPI | None = None,
-                 collection: str = COLLECTION) -> None:
+    def __init__(
+        self, chroma_dir: Path, embed_model, client: ClientAPI | None = None, collection: str = COLLECTION
+    ) -> None:
         """`client`: a Chroma client from `pipeline.chroma_client.open_chroma` (a server, or the
         embedded store); without one, the embedded store in `chroma_dir`. The sentence vectors are
         kept in `chroma_dir` either way."""
@@ -139,7 +148,7 @@ class ChunkIndex:
     def count(self) -> int:
         return self.collection.count()
 
-    def retriever(self, top_k: int) -> "ActiveChunkRetriever":
+    def retriever(self, top_k: int) -> ActiveChunkRetriever:
         return ActiveChunkRetriever(self, top_k)
 
     def filtered_retriever(self, top_k: int) -> VectorIndexRetriever:
@@ -149,8 +158,9 @@ class ChunkIndex:
     def deprecated_count(self) -> int:
         return len(self.collection.get(where={"status": DEPRECATED}, include=[])["ids"])
 
-    def get_nodes(self, ids: Iterable[str] | None = None, where: dict | None = None,
-                  with_embeddings: bool = False) -> list[TextNode]:
+    def get_nodes(
+        self, ids: Iterable[str] | None = None, where: dict | None = None, with_embeddings: bool = False
+    ) -> list[TextNode]:
         include = ["metadatas", "documents"] + (["embeddings"] if with_embeddings else [])
         kwargs: dict = {"include": include}
         ids = list(ids) if ids is not None else None
@@ -192,14 +202,16 @@ class ChunkIndex:
         vectors: list[list[float] | None] = [None] * len(texts)
         for start in range(0, len(order), _EMBED_SLICE):
             part = order[start : start + _EMBED_SLICE]
-            for i, vector in zip(part, self.embed_model.get_text_embedding_batch([texts[i] for i in part])):
+            for i, vector in zip(
+                part, self.embed_model.get_text_embedding_batch([texts[i] for i in part]), strict=False
+            ):
                 vectors[i] = list(vector)
         return vectors  # type: ignore[return-value]
 
     def embed_nodes(self, nodes: list[TextNode]) -> None:
         """Give each node without a vector the embedding of `embed_text(node)`."""
         missing = [n for n in nodes if n.embedding is None]
-        for node, vector in zip(missing, self.embed_texts([embed_text(n) for n in missing])):
+        for node, vector in zip(missing, self.embed_texts([embed_text(n) for n in missing]), strict=False):
             node.embedding = vector
 
     def add_nodes(self, nodes: list[TextNode], sentence_vectors: bool = True) -> None:
@@ -237,8 +249,7 @@ class ChunkIndex:
         """Deprecated: use `embed_text` (kept for callers outside this package)."""
         return embed_text(node)
 
-    def ingest_folder(self, folder: Path, min_words: int = 40, max_words: int = 320,
-                      progress=None) -> IngestReport:
+    def ingest_folder(self, folder: Path, min_words: int = 40, max_words: int = 320, progress=None) -> IngestReport:
         """Incremental: unchanged chunks are not embedded again; changed ones are replaced.
 
         Chunks created or deprecated by reviewed tickets (origin != "ingest", or deprecated) are
@@ -263,7 +274,7 @@ class ChunkIndex:
             report.chunks_total += len(chunks)
             report.issues.extend(audit_chunks(chunks, min_words, max_words))
             existing = self.collection.get(where={"doc_id": doc.doc_id}, include=["metadatas"])
-            known = dict(zip(existing["ids"], existing["metadatas"]))
+            known = dict(zip(existing["ids"], existing["metadatas"], strict=False))
             wanted = {c.chunk_id for c in chunks}
             for chunk in chunks:
                 if chunk.chunk_id in known:

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
-from typing import Callable, Iterator, Sequence
 
 from llama_index.core.base.llms.types import ChatMessage
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, stop_after_delay, wait_exponential_jitter
@@ -45,7 +45,7 @@ class LLMUnavailable(Exception):
 class BackendStatus:
     """What the admin tab shows: which backend answers and how the last calls went."""
 
-    backend: str          # "extractive" or "openai-compatible"
+    backend: str  # "extractive" or "openai-compatible"
     model: str = ""
     base_url: str = ""
     calls: int = 0
@@ -101,11 +101,16 @@ class LLMBackend:
             from llama_index.llms.openai_like import OpenAILike
 
             llm = OpenAILike(
-                model=config.llm_model, api_base=config.llm_base_url,
+                model=config.llm_model,
+                api_base=config.llm_base_url,
                 # Local servers (Ollama, llama.cpp) take any key; the client insists on one.
                 api_key=config.llm_api_key or "not-needed",
-                is_chat_model=True, is_function_calling_model=False, context_window=8192,
-                timeout=config.llm_timeout_s, max_retries=0, temperature=0.0,
+                is_chat_model=True,
+                is_function_calling_model=False,
+                context_window=8192,
+                timeout=config.llm_timeout_s,
+                max_retries=0,
+                temperature=0.0,
                 max_tokens=MAX_ANSWER_TOKENS,
             )
         self.llm = llm
@@ -126,9 +131,15 @@ class LLMBackend:
             if error is None:
                 self._status = BackendStatus(**{**s.to_dict(), "calls": s.calls + 1, "last_ok_at": _now()})
             else:
-                self._status = BackendStatus(**{
-                    **s.to_dict(), "calls": s.calls + 1, "fallbacks": s.fallbacks + 1,
-                    "last_error": f"{error.kind}: {error.detail}", "last_error_at": _now()})
+                self._status = BackendStatus(
+                    **{
+                        **s.to_dict(),
+                        "calls": s.calls + 1,
+                        "fallbacks": s.fallbacks + 1,
+                        "last_error": f"{error.kind}: {error.detail}",
+                        "last_error_at": _now(),
+                    }
+                )
 
     def stream(self, messages: Sequence[ChatMessage], on_token: Callable[[str], None] | None = None) -> str:
         """The whole reply; `on_token(text so far)` is called as text arrives. Raises LLMUnavailable."""
@@ -136,13 +147,18 @@ class LLMBackend:
         streamed = [False]
 
         def retry_allowed(exc: BaseException) -> bool:
-            return (isinstance(exc, LLMUnavailable) and _worth_retrying(exc) and not streamed[0]
-                    and time.monotonic() - started < self.timeout_s)
+            return (
+                isinstance(exc, LLMUnavailable)
+                and _worth_retrying(exc)
+                and not streamed[0]
+                and time.monotonic() - started < self.timeout_s
+            )
 
         retrying = Retrying(
             stop=stop_after_attempt(self.max_attempts) | stop_after_delay(self.timeout_s),
             wait=wait_exponential_jitter(initial=0.25, max=4.0, jitter=0.25),
-            retry=retry_if_exception(retry_allowed), reraise=True,
+            retry=retry_if_exception(retry_allowed),
+            reraise=True,
         )
         try:
             text = retrying(self._attempt, messages, on_token, streamed)
@@ -152,8 +168,9 @@ class LLMBackend:
         self._record(None)
         return text
 
-    def _attempt(self, messages: Sequence[ChatMessage], on_token: Callable[[str], None] | None,
-                 streamed: list[bool]) -> str:
+    def _attempt(
+        self, messages: Sequence[ChatMessage], on_token: Callable[[str], None] | None, streamed: list[bool]
+    ) -> str:
         # The timeout bounds each attempt (the client's own timeout only bounds each read, so a
         # server that trickles words would never time out); no new attempt starts after it.
         started = time.monotonic()

@@ -23,9 +23,9 @@ import re
 import statistics
 import string
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
 
 from pipeline.calibration import auroc
 from pipeline.config import ALL_RULES, REPO_ROOT, RULES_LAMBDAS, RULES_TAU
@@ -58,8 +58,9 @@ class Outcome:
     latency_ms: list[float] = field(default_factory=list)
 
 
-def squad_corpus(folder: Path, part: str, per_side: int = 200, seed: int = 13,
-                 squad: Path = SQUAD_FILE) -> list[OutsideItem]:
+def squad_corpus(
+    folder: Path, part: str, per_side: int = 200, seed: int = 13, squad: Path = SQUAD_FILE
+) -> list[OutsideItem]:
     """Write the `part` articles as documents into `folder`; a balanced, seeded question sample."""
     from pipeline.train_support import load_squad, split_articles
 
@@ -72,8 +73,13 @@ def squad_corpus(folder: Path, part: str, per_side: int = 200, seed: int = 13,
         (folder / f"{title}.txt").write_text("\n\n".join(p["context"] for p in paragraphs) + "\n", encoding="utf-8")
         for p in paragraphs:
             for qa in p["qas"]:
-                item = OutsideItem(qa["id"], qa["question"], not qa["is_impossible"],
-                                   tuple(a["text"] for a in qa.get("answers") or []), p["context"])
+                item = OutsideItem(
+                    qa["id"],
+                    qa["question"],
+                    not qa["is_impossible"],
+                    tuple(a["text"] for a in qa.get("answers") or []),
+                    p["context"],
+                )
                 (positives if item.answerable else negatives).append(item)
     rng = random.Random(seed)
     rng.shuffle(positives)
@@ -90,16 +96,20 @@ def policy_dev_items(folder: Path = POLICY_DEV) -> list[OutsideItem]:
     items = []
     for row in map(json.loads, (folder / "questions.jsonl").open(encoding="utf-8")):
         g = gold[row["id"]]
-        items.append(OutsideItem(row["id"], row["question"], bool(g["answerable"]), tuple(g["answers"]),
-                                 g.get("context", "")))
+        items.append(
+            OutsideItem(row["id"], row["question"], bool(g["answerable"]), tuple(g["answers"]), g.get("context", ""))
+        )
     return items
 
 
 def golden_items(split: str = "dev") -> list[OutsideItem]:
     from pipeline.eval import ANSWERABLE, UNANSWERABLE, load_golden
 
-    return [OutsideItem(r["id"], r["question"], r["type"] in ANSWERABLE, tuple(r.get("key_facts", [])))
-            for r in load_golden(split) if r["type"] in ANSWERABLE + UNANSWERABLE]
+    return [
+        OutsideItem(r["id"], r["question"], r["type"] in ANSWERABLE, tuple(r.get("key_facts", [])))
+        for r in load_golden(split)
+        if r["type"] in ANSWERABLE + UNANSWERABLE
+    ]
 
 
 @contextlib.contextmanager
@@ -177,7 +187,8 @@ def metrics(items: list[OutsideItem], out: Outcome, sigma: list[float] | None = 
         "max_cosine_auroc": _round(auroc([out.sim[i] for i in pos], [out.sim[i] for i in neg])),
         "latency_ms_p50": round(statistics.median(lat), 1) if lat else None,
         "latency_ms_p95": round(lat[int(0.95 * (len(lat) - 1))], 1) if lat else None,
-        "n_answerable": len(pos), "n_unanswerable": len(neg),
+        "n_answerable": len(pos),
+        "n_unanswerable": len(neg),
     }
     return result
 
@@ -188,9 +199,14 @@ def _round(value: float | None) -> float | None:
 
 def rules_settings() -> dict:
     """Today's word-rule gate, as tuned before the model (config RULES_TAU / RULES_LAMBDAS)."""
-    return dict(coverage_source="rules", tau=RULES_TAU, lambda_sim=RULES_LAMBDAS[0],
-                lambda_coverage=RULES_LAMBDAS[1], lambda_consistency=RULES_LAMBDAS[2],
-                rules=frozenset(ALL_RULES))
+    return {
+        "coverage_source": "rules",
+        "tau": RULES_TAU,
+        "lambda_sim": RULES_LAMBDAS[0],
+        "lambda_coverage": RULES_LAMBDAS[1],
+        "lambda_consistency": RULES_LAMBDAS[2],
+        "rules": frozenset(ALL_RULES),
+    }
 
 
 def compare(engine, items: list[OutsideItem], ablate: tuple[str, ...] = ()) -> dict:
@@ -220,13 +236,24 @@ def ablation(engine, items: list[OutsideItem]) -> dict:
 
 
 def print_table(title: str, table: dict) -> None:
-    keys = ["answer_rate", "abstain_precision", "abstain_recall", "answer_contains_gold", "citation_accuracy",
-            "sigma_auroc", "max_cosine_auroc", "latency_ms_p50", "latency_ms_p95"]
+    keys = [
+        "answer_rate",
+        "abstain_precision",
+        "abstain_recall",
+        "answer_contains_gold",
+        "citation_accuracy",
+        "sigma_auroc",
+        "max_cosine_auroc",
+        "latency_ms_p50",
+        "latency_ms_p95",
+    ]
     print(f"\n{title}")
     print(f"{'metric':22}" + "".join(f"{name:>14}" for name in table))
     for key in keys:
-        cells = ["n/a" if row.get(key) is None else f"{row[key]:.3f}" if isinstance(row[key], float) else str(row[key])
-                 for row in table.values()]
+        cells = [
+            "n/a" if row.get(key) is None else f"{row[key]:.3f}" if isinstance(row[key], float) else str(row[key])
+            for row in table.values()
+        ]
         print(f"{key:22}" + "".join(f"{c:>14}" for c in cells))
     first = next(iter(table.values()))
     print(f"(n = {first['n_answerable']} answerable, {first['n_unanswerable']} unanswerable)")

@@ -23,7 +23,9 @@ from pipeline.text import canonical_terms, first_named, split_sentences
 
 # "…, and how many…", "… and when is…", "…, and if not, how long…": a conjunction that starts a
 # new question, not one that joins two nouns ("add and drop", "photocopy and a transcript").
-_QUESTION_WORDS = r"(?:how|what|when|where|which|who|whom|why|can|could|do|does|did|is|are|will|would|should|may|must|if)"
+_QUESTION_WORDS = (
+    r"(?:how|what|when|where|which|who|whom|why|can|could|do|does|did|is|are|will|would|should|may|must|if)"
+)
 _JOIN = re.compile(rf",?\s+and\s+(?={_QUESTION_WORDS}\b)", re.I)
 # "As a part-time student, when…", "If I withdraw from a course, what…": a lead-in before the first
 # comma that sets the scene for every part, not only the first.
@@ -54,7 +56,7 @@ def question_parts(question: str) -> list[QuestionPart]:
     lead = _LEAD_IN.match(clauses[0])
     if lead:
         context = f"{context} {lead.group(1)},".strip()
-        clauses[0] = clauses[0][lead.end():]
+        clauses[0] = clauses[0][lead.end() :]
     if any(not canonical_terms(c) for c in clauses):
         return []
     programme = first_named(context, "programmes")

@@ -12,23 +12,46 @@ from __future__ import annotations
 
 import re
 
-_ELLIPTIC_START = re.compile(r"^\s*(what about|how about|and what about|and for|and the|and in|and if|and|"
-                             r"what if|same for|also for|for|in|what of)\b", re.I)
-_LEAD_IN = re.compile(r"^\s*(and what about|what about|how about|what of|same for|also for|and for|and in|and|also|for|in)\b[\s,]*", re.I)
+_ELLIPTIC_START = re.compile(
+    r"^\s*(what about|how about|and what about|and for|and the|and in|and if|and|"
+    r"what if|same for|also for|for|in|what of)\b",
+    re.I,
+)
+_LEAD_IN = re.compile(
+    r"^\s*(and what about|what about|how about|what of|same for|also for|and for|and in|and|also|for|in)\b[\s,]*", re.I
+)
 _PRONOUN = re.compile(r"\b(that|this|it|those|these|them|the same)\b", re.I)
-_STOP = frozenset("""
+_STOP = frozenset(
+    """
 a an the and or but if of for to in on at by with from about as into is are was were be been being do does
 did can could should would will shall may might must have has had i me my we our you your it its this that
 these those they them their what which who whom when where why how there here not no please tell know
 get apply applying want need much many long also any some more than then so just again same
-""".split())
+""".split()
+)
 _MAX_FOLLOWUP_WORDS = 9
 # "In how many courses can I apply for a re-mark?" opens like "in year 2?" but asks a whole
 # question of its own: a question word and two subject words after "in"/"for" make it complete.
 _PREPOSITION_START = re.compile(r"^\s*(for|in)\b", re.I)
-_QUESTION_WORD = re.compile(r"\b(how|what|when|which|who|whom|where|why|can|could|do|does|is|are|will|may|must)\b", re.I)
-_GENERIC_HEADS = frozenset({"period", "fee", "fees", "deadline", "limit", "limits", "requirement", "window",
-                            "procedure", "rules", "policy", "date"})
+_QUESTION_WORD = re.compile(
+    r"\b(how|what|when|which|who|whom|where|why|can|could|do|does|is|are|will|may|must)\b", re.I
+)
+_GENERIC_HEADS = frozenset(
+    {
+        "period",
+        "fee",
+        "fees",
+        "deadline",
+        "limit",
+        "limits",
+        "requirement",
+        "window",
+        "procedure",
+        "rules",
+        "policy",
+        "date",
+    }
+)
 
 
 def _content(text: str) -> list[str]:
@@ -94,4 +117,4 @@ def _replace_last_subject(previous: str, focus: str) -> str:
         return f"{previous} - {focus}"
     head = words[end].lower().strip("?!.,")
     keep_head = end > start and head in _GENERIC_HEADS  # "add/drop period" → "withdrawal period"
-    return " ".join(words[:start] + [focus] + words[end if keep_head else end + 1:])
+    return " ".join([*words[:start], focus, *words[end if keep_head else end + 1 :]])

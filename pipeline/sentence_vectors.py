@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Callable, Iterable
 
 import numpy as np
 

@@ -24,9 +24,10 @@ import os
 import threading
 import time
 import uuid
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from filelock import FileLock
 from tinydb import TinyDB
@@ -37,7 +38,7 @@ FILE_MODE = 0o600
 DIR_MODE = 0o700
 LOCK_TIMEOUT_S = 60.0
 
-_LOCKS: dict[str, "_PathLock"] = {}
+_LOCKS: dict[str, _PathLock] = {}
 _LOCKS_GUARD = threading.Lock()
 _DAMAGED: list[dict] = []
 
@@ -49,7 +50,7 @@ class _PathLock:
         self.thread_lock = threading.RLock()
         self.file_lock = FileLock(str(path.with_name(path.name + ".lock")), timeout=LOCK_TIMEOUT_S, mode=FILE_MODE)
 
-    def __enter__(self) -> "_PathLock":
+    def __enter__(self) -> _PathLock:
         self.thread_lock.acquire()
         try:
             self.file_lock.acquire()
@@ -179,8 +180,9 @@ def _recover(path: Path, expect: type) -> Any:
                 return data
         except (ValueError, UnicodeDecodeError, FileNotFoundError):
             pass
-        moved = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-"
-                               f"{uuid.uuid4().hex[:6]}")
+        moved = path.with_name(
+            f"{path.name}.damaged-{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-{uuid.uuid4().hex[:6]}"
+        )
         os.replace(path, moved)
         restored, data = None, None
         backup = backup_path(path)
@@ -194,8 +196,12 @@ def _recover(path: Path, expect: type) -> Any:
             write_atomic(path, backup.read_text(encoding="utf-8"))
         entry = {"path": str(path), "moved_to": str(moved), "recovered_from": str(restored) if restored else ""}
         _DAMAGED.append(entry)
-        _LOG.error("damaged state file %s moved to %s; %s", path, moved,
-                   f"restored the last good copy {restored}" if restored else "no good copy: starting empty")
+        _LOG.error(
+            "damaged state file %s moved to %s; %s",
+            path,
+            moved,
+            f"restored the last good copy {restored}" if restored else "no good copy: starting empty",
+        )
         return data
 
 

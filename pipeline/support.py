@@ -16,7 +16,6 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
-from typing import List, Optional
 
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import NodeWithScore, QueryBundle
@@ -45,7 +44,7 @@ from pipeline.word_rarity import specificity
 # `python -m pipeline.eval --ablate NAME` measures the system without one (README: ablation table).
 RULES: dict[str, str] = {
     "answer_type": "coverage 0 when the question's focal need (money, the head noun of 'how many X', "
-                   "a named group, an if-clause's situation, a yes/no question's specific words) is absent",
+    "a named group, an if-clause's situation, a yes/no question's specific words) is absent",
     "apart": "coverage 0 when the question's two weightiest words occur only in different chunks",
     "missing_key": "rules coverage: the most specific missing word counts twice",
     "clarify": "ask to clarify when a short question fits chunks of several documents equally well",
@@ -53,7 +52,7 @@ RULES: dict[str, str] = {
 }
 
 
-def chroma_cosine(score: Optional[float]) -> float:
+def chroma_cosine(score: float | None) -> float:
     """Chroma returns exp(-distance); with cosine space that is exp(cos - 1)."""
     if score is None or score <= 0:
         return 0.0
@@ -92,8 +91,7 @@ def _statement(sentence: str) -> _Statement:
     for q in quantities(sentence):
         if not q.startswith("n:"):
             amounts.setdefault(q.split(":")[0], set()).add(q)
-    terms = frozenset(t for t in canonical_terms(sentence)
-                      if not any(ch.isdigit() for ch in t) and not is_currency(t))
+    terms = frozenset(t for t in canonical_terms(sentence) if not any(ch.isdigit() for ch in t) and not is_currency(t))
     # programme and role names (the glossary's named_groups): two statements naming different
     # ones are about different things
     return _Statement(terms, named_in(sentence), amounts, has_negation(sentence))
@@ -140,8 +138,9 @@ def term_weight(term: str, surface: str, stats: TermStats) -> float:
     return weight * (0.5 if is_generic(term) else 1.0)
 
 
-def coverage_of(query: str, evidence_texts: list[str], stats: TermStats,
-                rules: frozenset[str] = frozenset(RULES)) -> tuple[float, tuple[str, ...]]:
+def coverage_of(
+    query: str, evidence_texts: list[str], stats: TermStats, rules: frozenset[str] = frozenset(RULES)
+) -> tuple[float, tuple[str, ...]]:
     """Weighted share of the query's needs found in the evidence, and the needs not found.
 
     With `rules` naming "answer_type" / "apart", an unmet focal need zeroes the share; with
@@ -196,8 +195,14 @@ def coverage_of(query: str, evidence_texts: list[str], stats: TermStats,
     return (found / total) * (1.0 - penalty), tuple(missing)
 
 
-def unmet_need(query: str, rules: frozenset[str], evidence_terms: set[str], evidence_quantities: set[str],
-               found_weights: dict[str, float], terms_by_text: list[set[str]]) -> Optional[str]:
+def unmet_need(
+    query: str,
+    rules: frozenset[str],
+    evidence_terms: set[str],
+    evidence_quantities: set[str],
+    found_weights: dict[str, float],
+    terms_by_text: list[set[str]],
+) -> str | None:
     """The focal need the evidence lacks, by the answer-type and apart rules in force; else None."""
     focus = unmet_focus_in(query, evidence_terms, evidence_quantities) if "answer_type" in rules else None
     if focus is None and "apart" in rules:
@@ -205,7 +210,7 @@ def unmet_need(query: str, rules: frozenset[str], evidence_terms: set[str], evid
     return focus
 
 
-def _apart(query: str, found_weights: dict[str, float], terms_by_text: list[set[str]]) -> Optional[str]:
+def _apart(query: str, found_weights: dict[str, float], terms_by_text: list[set[str]]) -> str | None:
     """The question's two weightiest needs, when no single evidence chunk holds both.
 
     "Is the make-up test fee refunded if I don't turn up?" finds "make-up" in the make-up test
@@ -246,9 +251,9 @@ class SupportPostprocessor(BaseNodePostprocessor):
     pool_margin: float = Field(default=0.2, description="Chunks this close to the best may give sentences.")
     pool_limit: int = Field(default=5, description="At most this many chunks give sentences.")
     _stats: TermStats = PrivateAttr()
-    _answerability: Optional[AnswerabilityCoverage] = PrivateAttr(default=None)
+    _answerability: AnswerabilityCoverage | None = PrivateAttr(default=None)
 
-    def __init__(self, stats: TermStats, answerability: Optional[AnswerabilityCoverage] = None, **kwargs) -> None:
+    def __init__(self, stats: TermStats, answerability: AnswerabilityCoverage | None = None, **kwargs) -> None:
         super().__init__(**kwargs)
         self._stats = stats
         self._answerability = answerability
@@ -259,8 +264,9 @@ class SupportPostprocessor(BaseNodePostprocessor):
     def class_name(cls) -> str:
         return "SupportPostprocessor"
 
-    def score(self, query: str, nodes: list[NodeWithScore],
-              query_vec: Optional[list[float]] = None) -> tuple[SupportScore, list[NodeWithScore]]:
+    def score(
+        self, query: str, nodes: list[NodeWithScore], query_vec: list[float] | None = None
+    ) -> tuple[SupportScore, list[NodeWithScore]]:
         for node in nodes:
             if node.node.metadata.get("support_cosine") is None:
                 node.node.metadata["support_cosine"] = chroma_cosine(node.score)
@@ -277,19 +283,30 @@ class SupportPostprocessor(BaseNodePostprocessor):
             consistency = consistency_of([n.node.get_content() for n in evidence])
         sigma = self.lambda_sim * sim + self.lambda_coverage * coverage + self.lambda_consistency * consistency
         support = SupportScore(
-            sigma=round(sigma, 4), sim=round(sim, 4), coverage=round(coverage, 4),
-            consistency=round(consistency, 4), tau=self.tau, missing_terms=missing,
+            sigma=round(sigma, 4),
+            sim=round(sim, 4),
+            coverage=round(coverage, 4),
+            consistency=round(consistency, 4),
+            tau=self.tau,
+            missing_terms=missing,
         )
         for node in evidence:
             node.node.metadata.update(
-                support_sigma=support.sigma, support_sim=node.score, support_coverage=support.coverage,
+                support_sigma=support.sigma,
+                support_sim=node.score,
+                support_coverage=support.coverage,
                 support_consistency=support.consistency,
             )
         return support, evidence
 
-    def _model_coverage(self, query: str, query_vec: Optional[list[float]], nodes: list[NodeWithScore],
-                        evidence: list[NodeWithScore], missing: tuple[str, ...]
-                        ) -> tuple[float, list[NodeWithScore]]:
+    def _model_coverage(
+        self,
+        query: str,
+        query_vec: list[float] | None,
+        nodes: list[NodeWithScore],
+        evidence: list[NodeWithScore],
+        missing: tuple[str, ...],
+    ) -> tuple[float, list[NodeWithScore]]:
         """The model's coverage over the retrieved chunks; its best window's chunk joins the evidence.
         A rule in force that finds the focal need unmet (rules coverage 0 with a named need) vetoes."""
         assert self._answerability is not None
@@ -305,7 +322,9 @@ class SupportPostprocessor(BaseNodePostprocessor):
         evidence_quantities: set[str] = set()
         for n in evidence:
             evidence_quantities.update(quantities(self._text(n)))
-        found = {t: term_weight(t, s, self._stats) for t, s in canonical_terms_with_surface(query) if t in evidence_terms}
+        found = {
+            t: term_weight(t, s, self._stats) for t, s in canonical_terms_with_surface(query) if t in evidence_terms
+        }
         return unmet_need(query, self.rules, evidence_terms, evidence_quantities, found, terms_by_text) is not None
 
     def synthesis_pool(self, nodes: list[NodeWithScore]) -> list[NodeWithScore]:
@@ -319,23 +338,28 @@ class SupportPostprocessor(BaseNodePostprocessor):
         meta = node.node.metadata
         return f"{meta.get('title', '')}. {meta.get('section', '')}. {node.node.get_content()}"
 
-    def gate(self, query: str, nodes: list[NodeWithScore], query_vec: Optional[list[float]] = None) -> GateResult:
+    def gate(self, query: str, nodes: list[NodeWithScore], query_vec: list[float] | None = None) -> GateResult:
         support, evidence = self.score(query, nodes, query_vec)
         if "clarify" in self.rules and self._is_vague_split(query, nodes, support):
-            return GateResult("clarify", support, evidence, "the question is short and the closest "
-                              "policies are about different things")
+            return GateResult(
+                "clarify",
+                support,
+                evidence,
+                "the question is short and the closest policies are about different things",
+            )
         if evidence and support.sigma >= self.tau:
             return GateResult("answer", support, evidence, f"σ {support.sigma:.2f} ≥ τ {self.tau:.2f}")
         if not evidence:
             reason = "nothing was retrieved"
         elif support.missing_terms:
-            reason = (f"σ {support.sigma:.2f} < τ {self.tau:.2f}; the policies do not mention: "
-                      + ", ".join(support.missing_terms[:5]))
+            reason = f"σ {support.sigma:.2f} < τ {self.tau:.2f}; the policies do not mention: " + ", ".join(
+                support.missing_terms[:5]
+            )
         else:
             reason = f"σ {support.sigma:.2f} < τ {self.tau:.2f}; the closest sections are only loosely related"
         return GateResult("abstain", support, evidence, reason)
 
-    def ungated(self, query: str, nodes: list[NodeWithScore], query_vec: Optional[list[float]] = None) -> GateResult:
+    def ungated(self, query: str, nodes: list[NodeWithScore], query_vec: list[float] | None = None) -> GateResult:
         """The baseline's decision: answer from whatever was retrieved."""
         support, evidence = self.score(query, nodes, query_vec)
         decision = "answer" if evidence else "abstain"
@@ -364,8 +388,8 @@ class SupportPostprocessor(BaseNodePostprocessor):
         return len(docs) >= 2
 
     def _postprocess_nodes(
-        self, nodes: List[NodeWithScore], query_bundle: Optional[QueryBundle] = None
-    ) -> List[NodeWithScore]:
+        self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
+    ) -> list[NodeWithScore]:
         if query_bundle is None:
             raise ValueError("SupportPostprocessor needs the query")
         result = self.gate(query_bundle.query_str, list(nodes), query_bundle.embedding)

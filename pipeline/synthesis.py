@@ -14,13 +14,20 @@ from pipeline.text import canonical_terms, first_named, is_generic, named_in, qu
 # What kind of number a question asks for, so the sentence that holds that kind ranks first.
 # "Until when" asks for a point in time (week 2, a month), "how long" for a span (within 7 days).
 _WANTED_UNITS = (
-    (re.compile(r"\b(how long|how soon|within|how many (days|weeks|months|hours))\b", re.I),
-     ("day", "week", "month", "year", "hour")),
-    (re.compile(r"\b(when|by when|until when|deadline|last (day|date|week)|up to which week|which week)\b", re.I),
-     ("week#", "month", "semester")),
+    (
+        re.compile(r"\b(how long|how soon|within|how many (days|weeks|months|hours))\b", re.I),
+        ("day", "week", "month", "year", "hour"),
+    ),
+    (
+        re.compile(r"\b(when|by when|until when|deadline|last (day|date|week)|up to which week|which week)\b", re.I),
+        ("week#", "month", "semester"),
+    ),
     (re.compile(r"\b(how much|fee|cost|charge|price|pay)\b", re.I), ("money",)),
     (re.compile(r"\b(percentage|percent|%|share|weight|weightage)\b", re.I), ("pct",)),
-    (re.compile(r"\bhow many\b", re.I), ("credit", "mark", "student", "course", "n", "attempt", "member", "withdrawal")),
+    (
+        re.compile(r"\bhow many\b", re.I),
+        ("credit", "mark", "student", "course", "n", "attempt", "member", "withdrawal"),
+    ),
 )
 _SENTENCES_FOR_LENGTH = {"brief": 2, "standard": 3, "detailed": 6}
 # Share of a sentence's score that comes from its embedding similarity to the question (the rest
@@ -84,8 +91,9 @@ class ExtractiveSynthesizer:
     def _weight(self, term: str) -> float:
         return self._stats.idf(term) * (0.4 if is_generic(term) else 1.0)
 
-    def _candidates(self, query: str, evidence: list[NodeWithScore],
-                    similarity: dict[str, list[float]]) -> list[tuple[float, int, int, str, str]]:
+    def _candidates(
+        self, query: str, evidence: list[NodeWithScore], similarity: dict[str, list[float]]
+    ) -> list[tuple[float, int, int, str, str]]:
         """(score, chunk rank, sentence position, sentence, chunk id), best first, repeats removed."""
         query_terms = list(dict.fromkeys(canonical_terms(query)))
         wanted_units = next((set(units) for pattern, units in _WANTED_UNITS if pattern.search(query)), set())
@@ -107,9 +115,14 @@ class ExtractiveSynthesizer:
                 candidates.append((score, rank, position, sentence, node.node.node_id))
         return _without_repeats(sorted(candidates, key=lambda c: c[0], reverse=True))
 
-    def select(self, query: str, evidence: list[NodeWithScore], style: AnswerStyle,
-               similarity: dict[str, list[float]] | None = None,
-               parts: list[tuple[str, dict[str, list[float]]]] | None = None) -> list[CitedSentence]:
+    def select(
+        self,
+        query: str,
+        evidence: list[NodeWithScore],
+        style: AnswerStyle,
+        similarity: dict[str, list[float]] | None = None,
+        parts: list[tuple[str, dict[str, list[float]]]] | None = None,
+    ) -> list[CitedSentence]:
         """`similarity`: chunk id → the question's cosine with each sentence of that chunk.
         `parts`: for a question that asks two things (pipeline.question_parts), each part with
         its own similarities; each part's best sentence is in the answer before the rest fill up."""
@@ -143,8 +156,10 @@ class ExtractiveSynthesizer:
         key = "" if programme_key(query) else programme_key(style.programme)
         chosen.sort(key=lambda c: (not _mentions_programme(c[3], key), c[1], c[2]))
         if key:  # a programme-specific rule the user is in goes first, even if ranked lower
-            extra = next((c for c in candidates if _mentions_programme(c[3], key) and c not in chosen
-                          and c[0] >= 0.6 * best), None)
+            extra = next(
+                (c for c in candidates if _mentions_programme(c[3], key) and c not in chosen and c[0] >= 0.6 * best),
+                None,
+            )
             if extra:
                 chosen.insert(0, extra)
                 chosen = chosen[: limit + 1]
@@ -171,10 +186,13 @@ class ExtractiveSynthesizer:
             if s.citation not in out:
                 meta = by_id[s.chunk_id].node.metadata
                 out[s.citation] = Citation(
-                    n=s.citation, doc_id=meta.get("doc_id", ""), chunk_id=s.chunk_id,
-                    title=meta.get("title", ""), section=meta.get("section", ""), quote="",
-                    source=meta.get("source", ""), version=str(meta.get("version", "")),
+                    n=s.citation,
+                    doc_id=meta.get("doc_id", ""),
+                    chunk_id=s.chunk_id,
+                    title=meta.get("title", ""),
+                    section=meta.get("section", ""),
+                    quote="",
+                    source=meta.get("source", ""),
+                    version=str(meta.get("version", "")),
                 )
-        return [
-            Citation(**{**c.__dict__, "quote": " ".join(quotes[n])}) for n, c in sorted(out.items())
-        ]
+        return [Citation(**{**c.__dict__, "quote": " ".join(quotes[n])}) for n, c in sorted(out.items())]

@@ -67,8 +67,13 @@ class TermStats:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         with self._lock:
-            payload = {"format": FORMAT, "analyzer": analyzer_version(), "fingerprint": fingerprint,
-                       "documents": self._n, "df": dict(self._df)}
+            payload = {
+                "format": FORMAT,
+                "analyzer": analyzer_version(),
+                "fingerprint": fingerprint,
+                "documents": self._n,
+                "df": dict(self._df),
+            }
         fd, tmp = tempfile.mkstemp(prefix=".term_stats.", suffix=".tmp", dir=path.parent)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as out:
@@ -83,8 +88,11 @@ class TermStats:
         (and by this tokenizer); False, leaving the current counts, when missing, stale or unreadable."""
         try:
             payload = json.loads(Path(path).read_text(encoding="utf-8"))
-            if (payload.get("format") != FORMAT or payload.get("analyzer") != analyzer_version()
-                    or payload.get("fingerprint") != fingerprint):
+            if (
+                payload.get("format") != FORMAT
+                or payload.get("analyzer") != analyzer_version()
+                or payload.get("fingerprint") != fingerprint
+            ):
                 return False
             df, n = Counter({str(k): int(v) for k, v in payload["df"].items()}), int(payload["documents"])
         except (OSError, ValueError, KeyError, TypeError, AttributeError):

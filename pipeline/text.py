@@ -59,8 +59,13 @@ def normalise_text(text: str) -> str:
     """NFKC, straight quotes and dashes, unified whitespace; keeps line structure."""
     text = unicodedata.normalize("NFKC", text)
     text = (
-        text.replace("\u2018", "'").replace("\u2019", "'").replace("\u201c", '"').replace("\u201d", '"')
-        .replace("\u2013", "-").replace("\u2014", " - ").replace("\u00a0", " ")
+        text.replace("\u2018", "'")
+        .replace("\u2019", "'")
+        .replace("\u201c", '"')
+        .replace("\u201d", '"')
+        .replace("\u2013", "-")
+        .replace("\u2014", " - ")
+        .replace("\u00a0", " ")
     )
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = re.sub(r"[ \t]+", " ", text)
@@ -116,9 +121,11 @@ def term_set(text: str) -> set[str]:
 
 # -- the active glossary, compiled -------------------------------------------------------------
 
-_UNITS = (r"%|percent|per cent|(?:calendar |working |instructional )?(?:days?|weeks?|months?|years?|"
-          r"hours?|credits?|marks?|students?|members?|pages?|words?|attempts?|times|semesters?|courses?|"
-          r"withdrawals?)")
+_UNITS = (
+    r"%|percent|per cent|(?:calendar |working |instructional )?(?:days?|weeks?|months?|years?|"
+    r"hours?|credits?|marks?|students?|members?|pages?|words?|attempts?|times|semesters?|courses?|"
+    r"withdrawals?)"
+)
 
 
 def _alias_pattern(alias: str) -> str:
@@ -154,7 +161,8 @@ def _synonym_table(glossary: _glossary.Glossary) -> dict[str, str]:
             if table.setdefault(key, target) != target:
                 raise _glossary.GlossaryError(
                     f"{glossary.source or 'glossary'}: synonyms: {variant!r} (under {canonical!r}) and "
-                    f"{owner[key]!r} stem alike ({key!r}) but are listed under different words")
+                    f"{owner[key]!r} stem alike ({key!r}) but are listed under different words"
+                )
             owner.setdefault(key, variant)
     return table
 
@@ -170,12 +178,15 @@ def _build_lexicon(glossary: _glossary.Glossary) -> _Lexicon:
     prefix = "|".join(re.escape(c) for c in currency)
     suffix = "|".join(re.escape(c) for c in sorted(currency_words, key=len, reverse=True))
     unit = f"{suffix}|{_UNITS}" if suffix else _UNITS
-    number = re.compile(rf"(?P<cur>(?:{prefix})\.?\s*)?(?P<num>\d+(?:,\d{{3}})*(?:\.\d+)?)\s*(?P<unit>{unit})?",
-                        re.IGNORECASE)
+    number = re.compile(
+        rf"(?P<cur>(?:{prefix})\.?\s*)?(?P<num>\d+(?:,\d{{3}})*(?:\.\d+)?)\s*(?P<unit>{unit})?", re.IGNORECASE
+    )
     abbreviations = "|".join((*_ABBREVIATIONS, *(re.escape(a.rstrip(".")) for a in glossary.abbreviations)))
     named = {
-        kind: {name: re.compile(r"(?<!\w)(?:" + "|".join(_alias_pattern(a) for a in aliases) + r")s?(?!\w)", re.I)
-               for name, aliases in names.items()}
+        kind: {
+            name: re.compile(r"(?<!\w)(?:" + "|".join(_alias_pattern(a) for a in aliases) + r")s?(?!\w)", re.I)
+            for name, aliases in names.items()
+        }
         for kind, names in glossary.named_groups.items()
     }
     currency_terms = set().union(*(canonical(c) for c in currency_words)) if currency_words else set()
@@ -236,8 +247,12 @@ def named_in(text: str, kind: str | None = None) -> frozenset[str]:
 
 def first_named(text: str, kind: str) -> tuple[str, str] | None:
     """(name, the words as written) of the first group of `kind` that `text` mentions, or None."""
-    found = [(m.start(), name, m.group(0)) for name, pattern in _lexicon().named.get(kind, {}).items()
-             for m in [pattern.search(text)] if m]
+    found = [
+        (m.start(), name, m.group(0))
+        for name, pattern in _lexicon().named.get(kind, {}).items()
+        for m in [pattern.search(text)]
+        if m
+    ]
     if not found:
         return None
     _, name, written = min(found)

@@ -54,8 +54,8 @@ def split_articles(titles: list[str], seed: int) -> dict[str, list[str]]:
     order = sorted(titles)
     random.Random(seed).shuffle(order)
     heldout = order[: SPLIT_SIZES["heldout"]]
-    calibration = order[SPLIT_SIZES["heldout"]: SPLIT_SIZES["heldout"] + SPLIT_SIZES["calibration"]]
-    train = order[SPLIT_SIZES["heldout"] + SPLIT_SIZES["calibration"]:]
+    calibration = order[SPLIT_SIZES["heldout"] : SPLIT_SIZES["heldout"] + SPLIT_SIZES["calibration"]]
+    train = order[SPLIT_SIZES["heldout"] + SPLIT_SIZES["calibration"] :]
     return {"train": train, "calibration": calibration, "heldout": heldout}
 
 
@@ -78,8 +78,14 @@ def _sentence_at(sentences: list[str], context: str, offset: int) -> int:
     return len(sentences) - 1
 
 
-def squad_pairs(articles: dict[str, list[dict]], titles: list[str], encode, rng: random.Random,
-                other_negatives: bool = True, paragraphs_per_article: int = 0) -> list[Pair]:
+def squad_pairs(
+    articles: dict[str, list[dict]],
+    titles: list[str],
+    encode,
+    rng: random.Random,
+    other_negatives: bool = True,
+    paragraphs_per_article: int = 0,
+) -> list[Pair]:
     """Windows around the answer (or, for unanswerable questions, SQuAD's plausible answer) of each
     question's own paragraph, plus, for answerable questions, the window around the closest sentence
     of the most similar other paragraph of the article (a free negative)."""
@@ -130,7 +136,7 @@ def golden_pairs(encode) -> list[Pair]:
     headings = [f"{c.title}. {c.section}" for c in chunks]
     rows = [json.loads(line) for line in (REPO_ROOT / "data" / "golden" / "dev.jsonl").open(encoding="utf-8")]
     rows = [r for r in rows if r["type"] in ("answerable", "multi_section", "unanswerable")]
-    cvec = encode([f"{h}. {c.text}" for h, c in zip(headings, chunks)])
+    cvec = encode([f"{h}. {c.text}" for h, c in zip(headings, chunks, strict=False)])
     qvec = encode([r["question"] for r in rows])
     svecs = [encode(ss) for ss in sentences]
 
@@ -138,10 +144,15 @@ def golden_pairs(encode) -> list[Pair]:
         return sentence_window(sentences[c], int(np.argmax(svecs[c] @ qvec[q])), headings[c])
 
     pairs: list[Pair] = []
-    for q, (row, r) in enumerate(zip(qvec @ cvec.T, rows)):
-        is_gold = [any(c.doc_id == g["doc_id"] and any(_section_match(str(g["section"]), n)
-                                                      for n in c.section_numbers.split(",") if n)
-                       for g in r.get("gold") or []) for c in chunks]
+    for q, (row, r) in enumerate(zip(qvec @ cvec.T, rows, strict=False)):
+        is_gold = [
+            any(
+                c.doc_id == g["doc_id"]
+                and any(_section_match(str(g["section"]), n) for n in c.section_numbers.split(",") if n)
+                for g in r.get("gold") or []
+            )
+            for c in chunks
+        ]
         for c, hit in enumerate(is_gold):
             if hit and r["type"] != "unanswerable":
                 pairs.append(Pair(r["question"], window(q, c), 1, "golden", "golden"))
@@ -178,7 +189,7 @@ class _Trainer:
         layers = self.base.encoder.layer
         self.frozen_count = len(layers) - trained_layers
         self.trained_layers = trained_layers
-        self.top = torch.nn.ModuleList([copy.deepcopy(layer) for layer in layers[self.frozen_count:]])
+        self.top = torch.nn.ModuleList([copy.deepcopy(layer) for layer in layers[self.frozen_count :]])
         self.head = torch.nn.Linear(self.base.config.hidden_size, 1)
 
     def _run_layers(self, layers, hidden, mask):
@@ -198,21 +209,27 @@ class _Trainer:
         cached = []
         with torch.inference_mode():
             for start in tqdm(range(0, len(pairs), batch_size), desc=desc, file=sys.stdout):
-                chunk = pairs[start: start + batch_size]
-                batch = self.tokenizer([p.question for p in chunk], [p.passage for p in chunk],
-                                       truncation="only_second", max_length=MAX_TOKENS, padding=True,
-                                       return_tensors="pt")
+                chunk = pairs[start : start + batch_size]
+                batch = self.tokenizer(
+                    [p.question for p in chunk],
+                    [p.passage for p in chunk],
+                    truncation="only_second",
+                    max_length=MAX_TOKENS,
+                    padding=True,
+                    return_tensors="pt",
+                )
                 hidden = self.base.embeddings(input_ids=batch["input_ids"], token_type_ids=batch["token_type_ids"])
                 hidden = self._run_layers(self.base.encoder.layer[: self.frozen_count], hidden, batch["attention_mask"])
-                for row, length in zip(hidden, batch["attention_mask"].sum(1).tolist()):
+                for row, length in zip(hidden, batch["attention_mask"].sum(1).tolist(), strict=False):
                     cached.append(row[:length].to(torch.float16).clone())
         return cached
 
     def check_split_forward(self, question: str, passage: str) -> float:
         """Max difference between cached-lower + top forward and the model's own forward."""
         torch = self.torch
-        batch = self.tokenizer([question], [passage], return_tensors="pt", truncation="only_second",
-                               max_length=MAX_TOKENS)
+        batch = self.tokenizer(
+            [question], [passage], return_tensors="pt", truncation="only_second", max_length=MAX_TOKENS
+        )
         with torch.inference_mode():
             full = self.base(**batch).last_hidden_state
             hidden = self.base.embeddings(input_ids=batch["input_ids"], token_type_ids=batch["token_type_ids"])
@@ -241,13 +258,14 @@ class _Trainer:
         out = [0.0] * len(cached)
         with torch.inference_mode():
             for start in range(0, len(order), batch_size):
-                idx = order[start: start + batch_size]
-                for i, value in zip(idx, self.forward(*self._batch(cached, idx)).tolist()):
+                idx = order[start : start + batch_size]
+                for i, value in zip(idx, self.forward(*self._batch(cached, idx)).tolist(), strict=False):
                     out[i] = value
         return out
 
-    def fit(self, cached: list, labels: list[int], epochs: float, batch_size: int, lr: float, seed: int,
-            evaluate=None) -> list[dict]:
+    def fit(
+        self, cached: list, labels: list[int], epochs: float, batch_size: int, lr: float, seed: int, evaluate=None
+    ) -> list[dict]:
         """AdamW with linear warm-up and decay; batches of similar length; `evaluate(epoch)` after each epoch."""
         from tqdm import tqdm
 
@@ -259,15 +277,16 @@ class _Trainer:
         total = max(1, int(steps_per_epoch * epochs))
         warmup = max(1, total // 10)
         schedule = torch.optim.lr_scheduler.LambdaLR(
-            optimiser, lambda s: min((s + 1) / warmup, max(0.0, (total - s) / max(1, total - warmup))))
+            optimiser, lambda s: min((s + 1) / warmup, max(0.0, (total - s) / max(1, total - warmup)))
+        )
         target = torch.tensor(labels, dtype=torch.float32)
         loss_fn = torch.nn.BCEWithLogitsLoss()
         history, step, epoch = [], 0, 0
         while step < total:
             epoch += 1
             # length-bucketed batches, shuffled: little padding, still random order
-            order = sorted(range(len(cached)), key=lambda i: (cached[i].shape[0] + rng.random() * 8))
-            batches = [order[i: i + batch_size] for i in range(0, len(order), batch_size)]
+            order = sorted(range(len(cached)), key=lambda i: cached[i].shape[0] + rng.random() * 8)
+            batches = [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
             rng.shuffle(batches)
             self.top.train()
             bar = tqdm(batches[: total - step], desc=f"epoch {epoch}", file=sys.stdout)
@@ -295,13 +314,20 @@ class _Trainer:
         for offset, layer in enumerate(self.top):
             for name, value in layer.state_dict().items():
                 encoder_state[f"encoder.layer.{self.frozen_count + offset}.{name}"] = value.detach().clone()
-        return {"encoder": encoder_state, "head": self.head.state_dict(), "trained_layers": self.trained_layers,
-                "max_tokens": MAX_TOKENS}
+        return {
+            "encoder": encoder_state,
+            "head": self.head.state_dict(),
+            "trained_layers": self.trained_layers,
+            "max_tokens": MAX_TOKENS,
+        }
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m pipeline.train_support", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m pipeline.train_support",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--squad", type=Path, default=DEFAULT_SQUAD, help="SQuAD 2.0 JSON (dev-v2.0.json)")
     parser.add_argument("--out", type=Path, default=DEFAULT_MODEL_FILE, help="where to write the weights")
     parser.add_argument("--seed", type=int, default=13)
@@ -346,8 +372,11 @@ def main(argv: list[str] | None = None) -> int:
     heldout = squad_pairs(articles, split["heldout"], encode, rng, False, per_article)
     if args.max_pairs:
         train = train[: args.max_pairs]
-    print(f"pairs: train {len(train)} (positive {sum(p.label for p in train)}), "
-          f"calibration {len(calibration)}, heldout {len(heldout)}", flush=True)
+    print(
+        f"pairs: train {len(train)} (positive {sum(p.label for p in train)}), "
+        f"calibration {len(calibration)}, heldout {len(heldout)}",
+        flush=True,
+    )
 
     trainer = _Trainer(args.layers, args.seed)
     drift = trainer.check_split_forward(train[0].question, train[0].passage)
@@ -363,19 +392,27 @@ def main(argv: list[str] | None = None) -> int:
 
     before = evaluate(0)["calibration_auroc"]
     print(json.dumps({"untrained_head_calibration_auroc": before}), flush=True)
-    history = trainer.fit(cached_train, [p.label for p in train], args.epochs, args.batch_size, args.lr,
-                          args.seed, evaluate)
+    history = trainer.fit(
+        cached_train, [p.label for p in train], args.epochs, args.batch_size, args.lr, args.seed, evaluate
+    )
     cached_held = trainer.lower(heldout, desc="lower layers (held-out)")
     held_scores = trainer.predict(cached_held)
     metrics = {
         "heldout_pair_auroc": round(auroc([p.label for p in heldout], held_scores), 4),
         "calibration_pair_auroc": history[-1].get("calibration_auroc"),
-        "train_pairs": len(train), "calibration_pairs": len(calibration), "heldout_pairs": len(heldout),
-        "history": history, "minutes": round((time.time() - started) / 60, 1),
+        "train_pairs": len(train),
+        "calibration_pairs": len(calibration),
+        "heldout_pairs": len(heldout),
+        "history": history,
+        "minutes": round((time.time() - started) / 60, 1),
     }
     state = trainer.state()
-    state.update(seed=args.seed, split=split, metrics=metrics,
-                 args={k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()})
+    state.update(
+        seed=args.seed,
+        split=split,
+        metrics=metrics,
+        args={k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
+    )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     tmp = args.out.with_suffix(".tmp")
     torch.save(state, tmp)

@@ -45,6 +45,4 @@ def check_sentence(sentence: str, chunk_text: str) -> tuple[bool, str]:
 
 
 def verify(sentences: list[CitedSentence], chunk_texts: dict[str, str]) -> list[Verdict]:
-    return [
-        Verdict(s, *check_sentence(s.text, chunk_texts.get(s.chunk_id, ""))) for s in sentences
-    ]
+    return [Verdict(s, *check_sentence(s.text, chunk_texts.get(s.chunk_id, ""))) for s in sentences]

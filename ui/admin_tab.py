@@ -6,7 +6,7 @@ identity from the request and the service method checks `manage_accounts` / `set
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import gradio as gr
 from gradio.context import Context
@@ -15,8 +15,8 @@ from governance.identity import ROLES, Identity, PermissionDenied
 from pipeline.calibration import describe_gate
 from pipeline.config import CALIBRATION
 from ui.render import esc
-from ui.service import WarrantService
 from ui.review_tab import build_audit_panel
+from ui.service import WarrantService
 
 _HEADERS = ["username", "role", "display name", "sign-in"]
 
@@ -38,16 +38,19 @@ def build_admin_tab(service: WarrantService, identity_of: Callable[[gr.Request],
             new_role = gr.Radio(list(ROLES), label="Role", value="user")
             create = gr.Button("Create account")
     with gr.Group():
-        gr.Markdown("### Support threshold τ\nAn answer is given only when σ ≥ τ. Changes are audited and "
-                    "kept across restarts.")
-        gr.Markdown(describe_gate(service.engine.config.coverage_source, service.engine.config.alpha,
-                                  service.engine.tau, CALIBRATION))
+        gr.Markdown(
+            "### Support threshold τ\nAn answer is given only when σ ≥ τ. Changes are audited and kept across restarts."
+        )
+        gr.Markdown(
+            describe_gate(
+                service.engine.config.coverage_source, service.engine.config.alpha, service.engine.tau, CALIBRATION
+            )
+        )
         tau = gr.Slider(0.0, 1.0, step=0.01, value=service.engine.tau, label="τ")
         set_tau = gr.Button("Set τ")
 
     def _rows(identity: Identity) -> list[list[str]]:
-        return [[a["username"], a["role"], a["display_name"], a["provider"]]
-                for a in service.list_accounts(identity)]
+        return [[a["username"], a["role"], a["display_name"], a["provider"]] for a in service.list_accounts(identity)]
 
     def _guarded(request: gr.Request, action: Callable[[Identity], str]):
         try:
@@ -99,15 +102,20 @@ def backend_html(status: dict) -> str:
     if not status:
         return ""
     if status.get("backend") == "extractive":
-        return ("<div><b>Active backend: extractive</b> (WARRANT_LLM_BASE_URL and WARRANT_LLM_MODEL are not "
-                "set): answers are the policies' own sentences, cited.</div>")
-    error = (f"{esc(status.get('last_error'))} ({esc(status.get('last_error_at'))})"
-             if status.get("last_error") else "none")
-    return (f"<div><b>Active backend: OpenAI-compatible LLM</b> <code>{esc(status.get('model'))}</code> at "
-            f"<code>{esc(status.get('base_url'))}</code>; every sentence it writes is checked against its "
-            f"citation.</div><div>Calls: {esc(status.get('calls', 0))} · fell back to extractive: "
-            f"{esc(status.get('fallbacks', 0))} · last success: {esc(status.get('last_ok_at') or 'none yet')}</div>"
-            f"<div>Last error: <span id='warrant-backend-error'>{error}</span></div>")
+        return (
+            "<div><b>Active backend: extractive</b> (WARRANT_LLM_BASE_URL and WARRANT_LLM_MODEL are not "
+            "set): answers are the policies' own sentences, cited.</div>"
+        )
+    error = (
+        f"{esc(status.get('last_error'))} ({esc(status.get('last_error_at'))})" if status.get("last_error") else "none"
+    )
+    return (
+        f"<div><b>Active backend: OpenAI-compatible LLM</b> <code>{esc(status.get('model'))}</code> at "
+        f"<code>{esc(status.get('base_url'))}</code>; every sentence it writes is checked against its "
+        f"citation.</div><div>Calls: {esc(status.get('calls', 0))} · fell back to extractive: "
+        f"{esc(status.get('fallbacks', 0))} · last success: {esc(status.get('last_ok_at') or 'none yet')}</div>"
+        f"<div>Last error: <span id='warrant-backend-error'>{error}</span></div>"
+    )
 
 
 def build_backend_panel(service: WarrantService, identity_of: Callable[[gr.Request], Identity]) -> None:

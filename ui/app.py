@@ -10,7 +10,7 @@ of any file reference outside Gradio's upload folder (`ui.uploads`). See SECURIT
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import gradio as gr
 from fastapi import FastAPI
@@ -19,18 +19,19 @@ from fastapi.responses import RedirectResponse
 
 from governance.identity import Identity, PermissionDenied
 from pipeline.config import set_server_environment
+from pipeline.keys import load_or_create_secret
 from pipeline.storage import tighten_permissions
 from ui.admin_tab import build_admin_tab
 from ui.chat_tab import build_chat_tab
 from ui.documents_tab import build_documents_tab
-from ui.insights_tab import build_insights_tab
 from ui.http_security import add_http_protections
+from ui.insights_tab import build_insights_tab
 from ui.login import add_login_routes, set_session_cookie
 from ui.memory_tab import build_memory_tab
-from ui.review_tab import build_my_claims, build_review_tab
 from ui.render import CSS, esc
+from ui.review_tab import build_my_claims, build_review_tab
 from ui.service import WarrantService
-from ui.session import SessionCookies, identity_reader, load_or_create_secret, session_reader
+from ui.session import SessionCookies, identity_reader, session_reader
 from ui.uploads import refuse_foreign_paths
 
 
@@ -56,15 +57,26 @@ def build_blocks(service: WarrantService, identity_of: Callable[[gr.Request], Id
             try:
                 identity = identity_of(request)
             except PermissionDenied:
-                return ("<a href='/login'>Log in</a>", gr.update(visible=False), gr.update(visible=False),
-                        gr.update(visible=False), gr.update(visible=False))
-            who = (f"<div style='text-align:right'>Signed in as <b id='warrant-user'>{esc(identity.display_name)}"
-                   f"</b> ({esc(identity.role)}) · <form method='post' action='/logout' style='display:inline'>"
-                   "<button type='submit' id='warrant-logout' style='background:none;border:none;padding:0;"
-                   "color:inherit;text-decoration:underline;cursor:pointer;font:inherit'>Log out</button></form></div>")
-            return (who, gr.update(visible=identity.can("review_tickets")),
-                    gr.update(visible=identity.can("manage_accounts")), gr.update(visible=identity.can("ingest")),
-                    gr.update(visible=identity.can("review_tickets")))
+                return (
+                    "<a href='/login'>Log in</a>",
+                    gr.update(visible=False),
+                    gr.update(visible=False),
+                    gr.update(visible=False),
+                    gr.update(visible=False),
+                )
+            who = (
+                f"<div style='text-align:right'>Signed in as <b id='warrant-user'>{esc(identity.display_name)}"
+                f"</b> ({esc(identity.role)}) · <form method='post' action='/logout' style='display:inline'>"
+                "<button type='submit' id='warrant-logout' style='background:none;border:none;padding:0;"
+                "color:inherit;text-decoration:underline;cursor:pointer;font:inherit'>Log out</button></form></div>"
+            )
+            return (
+                who,
+                gr.update(visible=identity.can("review_tickets")),
+                gr.update(visible=identity.can("manage_accounts")),
+                gr.update(visible=identity.can("ingest")),
+                gr.update(visible=identity.can("review_tickets")),
+            )
 
         outputs = [header, review_tab, admin_tab, documents_tab, insights_tab]
         blocks.load(on_load, None, outputs, api_name=False)
@@ -94,8 +106,13 @@ def build_app(service: WarrantService) -> FastAPI:
     app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
     # Only the listed origins get CORS headers (none by default); with a CORSMiddleware of its own
     # on the parent app, Gradio does not echo every Origin.
-    app.add_middleware(CORSMiddleware, allow_origins=list(config.allowed_origins), allow_credentials=True,
-                       allow_methods=["*"], allow_headers=["*"])
+    app.add_middleware(
+        CORSMiddleware,
+        allow_origins=list(config.allowed_origins),
+        allow_credentials=True,
+        allow_methods=["*"],
+        allow_headers=["*"],
+    )
     add_login_routes(app, service, cookies, current_session, cross_site=config.on_spaces, sso=sso)
     if sso:
         from governance.auth_oidc import add_oidc_routes
@@ -103,15 +120,28 @@ def build_app(service: WarrantService) -> FastAPI:
         def sign_in(subject_id: str, username: str, display_name: str):
             identity = service.sso_identity(subject_id, username, display_name)
             response = RedirectResponse("/", status_code=303)
-            set_session_cookie(response, cookies, identity.username, config.on_spaces,
-                               version=service.accounts.session_version(identity.username) or 0)
+            set_session_cookie(
+                response,
+                cookies,
+                identity.username,
+                config.on_spaces,
+                version=service.accounts.session_version(identity.username) or 0,
+            )
             return response
 
         add_oidc_routes(app, config, secret, sign_in)
     blocks = build_blocks(service, identity_reader(service))
-    app = gr.mount_gradio_app(app, blocks, path="/", auth_dependency=current_username, css=CSS,
-                              footer_links=[], ssr_mode=False, show_error=False,
-                              max_file_size=int(config.max_upload_mb * 1024 * 1024))
+    app = gr.mount_gradio_app(
+        app,
+        blocks,
+        path="/",
+        auth_dependency=current_username,
+        css=CSS,
+        footer_links=[],
+        ssr_mode=False,
+        show_error=False,
+        max_file_size=int(config.max_upload_mb * 1024 * 1024),
+    )
     app.add_middleware(refuse_foreign_paths)
     add_http_protections(app, config, current_username)  # outermost: runs first
     return app

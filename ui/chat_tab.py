@@ -11,7 +11,7 @@ import logging
 import queue
 import threading
 import time
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 import gradio as gr
 from gradio.context import Context
@@ -62,8 +62,14 @@ def build_chat_tab(service: WarrantService, identity_of: Callable[[gr.Request], 
     with gr.Row():
         with gr.Column(scale=3):
             chatbot = gr.Chatbot(label="Warrant", height=520, sanitize_html=True, elem_id="warrant-chat")
-            message = gr.Textbox(label="Your question", placeholder="e.g. What is the revaluation fee?",
-                                 lines=1, max_lines=4, elem_id="warrant-message", autofocus=True)
+            message = gr.Textbox(
+                label="Your question",
+                placeholder="e.g. What is the revaluation fee?",
+                lines=1,
+                max_lines=4,
+                elem_id="warrant-message",
+                autofocus=True,
+            )
             with gr.Row():
                 send = gr.Button("Ask", variant="primary", elem_id="warrant-send")
                 new = gr.Button("New conversation", elem_id="warrant-new")
@@ -74,10 +80,10 @@ def build_chat_tab(service: WarrantService, identity_of: Callable[[gr.Request], 
     def ask(text: str, history: list, sid: str, request: gr.Request):
         """A generator: an LLM-written answer streams in as it is written (marked as unchecked),
         and the verified answer replaces it at the end; an extractive answer comes in one step."""
-        asked = list(history or []) + [{"role": "user", "content": user_bubble(text)}]
+        asked = [*list(history or []), {"role": "user", "content": user_bubble(text)}]
 
         def reply(content: str) -> tuple:
-            return asked + [{"role": "assistant", "content": content}], "", sid, gr.update(), gr.update()
+            return [*asked, {"role": "assistant", "content": content}], "", sid, gr.update(), gr.update()
 
         try:
             identity = identity_of(request)
@@ -94,8 +100,13 @@ def build_chat_tab(service: WarrantService, identity_of: Callable[[gr.Request], 
                 yield reply(_GENERIC_ERROR)
             else:
                 answer = value.answer.to_dict()
-                yield (asked + [{"role": "assistant", "content": answer_bubble(answer, value.notes)}], "",
-                       value.session_id, support_html(answer), sources_html(answer))
+                yield (
+                    [*asked, {"role": "assistant", "content": answer_bubble(answer, value.notes)}],
+                    "",
+                    value.session_id,
+                    support_html(answer),
+                    sources_html(answer),
+                )
 
     def start_new(request: gr.Request):
         try:

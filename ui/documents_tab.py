@@ -8,7 +8,7 @@ must be an upload (`ui.uploads.uploaded_path`).
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import gradio as gr
 from gradio.context import Context
@@ -38,11 +38,18 @@ def _files(value) -> list[tuple[bytes, str]]:
 def build_documents_tab(service: WarrantService, identity_of: Callable[[gr.Request], Identity]) -> None:
     """Build inside the caller's open `gr.Tab(...)`."""
     library = service.governance.documents
-    gr.Markdown(f"### Add documents\nPDF, Word (.docx), HTML, Markdown or plain text, at most {_LIMIT_MB} MB per "
-                "file. Headings become sections. Title, version and effective date are read from the file; "
-                "change them here for a single file. Check the chunk audit, then add.")
-    files = gr.File(label=f"Documents (at most {_LIMIT_MB} MB each)", file_count="multiple", type="filepath",
-                    file_types=sorted(SUFFIXES), elem_id="warrant-doc-files")
+    gr.Markdown(
+        f"### Add documents\nPDF, Word (.docx), HTML, Markdown or plain text, at most {_LIMIT_MB} MB per "
+        "file. Headings become sections. Title, version and effective date are read from the file; "
+        "change them here for a single file. Check the chunk audit, then add."
+    )
+    files = gr.File(
+        label=f"Documents (at most {_LIMIT_MB} MB each)",
+        file_count="multiple",
+        type="filepath",
+        file_types=sorted(SUFFIXES),
+        elem_id="warrant-doc-files",
+    )
     with gr.Row():
         title = gr.Textbox(label="Title", elem_id="warrant-doc-title")
         version = gr.Textbox(label="Version", elem_id="warrant-doc-version")
@@ -63,20 +70,45 @@ def build_documents_tab(service: WarrantService, identity_of: Callable[[gr.Reque
         retire = gr.Button("Retire", size="sm", variant="stop", elem_id="warrant-doc-retire")
         restore = gr.Button("Restore", size="sm", elem_id="warrant-doc-restore")
         refresh = gr.Button("Refresh", size="sm", elem_id="warrant-doc-refresh")
-    new_version = gr.File(label="New version of this document (replace)", type="filepath",
-                          file_types=sorted(SUFFIXES), elem_id="warrant-doc-new-version")
+    new_version = gr.File(
+        label="New version of this document (replace)",
+        type="filepath",
+        file_types=sorted(SUFFIXES),
+        elem_id="warrant-doc-new-version",
+    )
     replace = gr.Button("Replace with new version", size="sm", elem_id="warrant-doc-replace")
     chunks = gr.Dataframe(headers=_CHUNK_HEADERS, interactive=False, elem_id="warrant-doc-chunks")
 
     def _rows(identity: Identity) -> list[list]:
-        return [[e.doc_id, e.title, e.version, e.effective_date, f"{e.chunks}/{e.total_chunks}", e.status,
-                 e.uploaded_by, e.uploaded_at] for e in library.entries(identity)]
+        return [
+            [
+                e.doc_id,
+                e.title,
+                e.version,
+                e.effective_date,
+                f"{e.chunks}/{e.total_chunks}",
+                e.status,
+                e.uploaded_by,
+                e.uploaded_at,
+            ]
+            for e in library.entries(identity)
+        ]
 
     def _prepared(identity: Identity, value, t: str, v: str, d: str, doc: str = ""):
         contents = _files(value)
         single = len(contents) == 1
-        return [library.preview(identity, data, name, title=t if single else "", version=v if single else "",
-                                effective_date=d if single else "", doc_id=doc) for data, name in contents]
+        return [
+            library.preview(
+                identity,
+                data,
+                name,
+                title=t if single else "",
+                version=v if single else "",
+                effective_date=d if single else "",
+                doc_id=doc,
+            )
+            for data, name in contents
+        ]
 
     def on_check(value, t: str, v: str, d: str, request: gr.Request):
         try:
@@ -87,8 +119,13 @@ def build_documents_tab(service: WarrantService, identity_of: Callable[[gr.Reque
             lines = [line for p in prepared for line in p.audit_lines()]
             first = prepared[0] if len(prepared) == 1 else None
             note = "Chunk audit (flags are warnings; nothing is indexed until you add):"
-            return (note + "\n\n```\n" + "\n".join(lines) + "\n```", "",
-                    first.title if first else t, first.version if first else v, first.effective_date if first else d)
+            return (
+                note + "\n\n```\n" + "\n".join(lines) + "\n```",
+                "",
+                first.title if first else t,
+                first.version if first else v,
+                first.effective_date if first else d,
+            )
         except (PermissionDenied, ValueError, OSError) as exc:
             return "", f"**Not accepted:** {exc}", gr.update(), gr.update(), gr.update()
 
@@ -131,9 +168,10 @@ def build_documents_tab(service: WarrantService, identity_of: Callable[[gr.Reque
 
     def on_replace(doc: str, value, request: gr.Request, progress=gr.Progress()):
         def act(identity: Identity) -> str:
-            (data, name), = _files(value)
+            ((data, name),) = _files(value)
             prepared = library.preview(identity, data, name, doc_id=doc)
             return library.replace(identity, doc, prepared, progress=lambda f, m: progress(f, desc=m)).message
+
         return _change(act, request)
 
     def on_select(evt: gr.SelectData, rows):
@@ -145,8 +183,13 @@ def build_documents_tab(service: WarrantService, identity_of: Callable[[gr.Reque
     # Indexing runs beside chat turns (its own concurrency group), and releases the model between
     # slices of texts, so other users keep getting answers while a large upload is embedded.
     slow = {"concurrency_limit": 1, "concurrency_id": "documents"}
-    check.click(on_check, [files, title, version, effective], [preview, status, title, version, effective],
-                api_name="documents_check", **slow)
+    check.click(
+        on_check,
+        [files, title, version, effective],
+        [preview, status, title, version, effective],
+        api_name="documents_check",
+        **slow,
+    )
     add.click(on_add, [files, title, version, effective], [status, table, files], api_name="documents_add", **slow)
     refresh.click(on_list, None, [status, table], api_name="documents_list")
     open_doc.click(on_chunks, [doc_id], [status, chunks], api_name="documents_chunks")
@@ -163,4 +206,3 @@ def build_documents_tab(service: WarrantService, identity_of: Callable[[gr.Reque
 
     if isinstance(Context.root_block, gr.Blocks):
         Context.root_block.load(on_load, None, [table], api_name=False)
-

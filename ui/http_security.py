@@ -18,7 +18,7 @@ login for the API description.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 from urllib.parse import urlsplit
 
 from fastapi import FastAPI, Request
@@ -66,22 +66,24 @@ def cross_origin_refusal(request: Request, allowed: tuple[str, ...]) -> str:
 
 
 def content_security_policy(frame_ancestors: str) -> str:
-    return "; ".join([
-        "default-src 'self'",
-        # Gradio's page bootstraps with inline scripts, and gr.HTML compiles its template with
-        # Handlebars (new Function): without these two, the header and the sources panel stay empty.
-        "script-src 'self' 'unsafe-inline' 'unsafe-eval'",
-        "style-src 'self' 'unsafe-inline'",
-        "img-src 'self' data: blob:",  # no remote images: nothing a user writes makes a browser fetch
-        "font-src 'self' data:",
-        "connect-src 'self'",
-        "media-src 'self' blob:",
-        "worker-src 'self' blob:",
-        "object-src 'none'",
-        "base-uri 'self'",
-        "form-action 'self'",
-        f"frame-ancestors {frame_ancestors}",
-    ])
+    return "; ".join(
+        [
+            "default-src 'self'",
+            # Gradio's page bootstraps with inline scripts, and gr.HTML compiles its template with
+            # Handlebars (new Function): without these two, the header and the sources panel stay empty.
+            "script-src 'self' 'unsafe-inline' 'unsafe-eval'",
+            "style-src 'self' 'unsafe-inline'",
+            "img-src 'self' data: blob:",  # no remote images: nothing a user writes makes a browser fetch
+            "font-src 'self' data:",
+            "connect-src 'self'",
+            "media-src 'self' blob:",
+            "worker-src 'self' blob:",
+            "object-src 'none'",
+            "base-uri 'self'",
+            "form-action 'self'",
+            f"frame-ancestors {frame_ancestors}",
+        ]
+    )
 
 
 def add_http_protections(app: FastAPI, config, current_username: Callable) -> None:
@@ -89,8 +91,12 @@ def add_http_protections(app: FastAPI, config, current_username: Callable) -> No
     allowed = tuple(config.allowed_origins)
     ancestors = config.frame_ancestors or (SPACES_FRAME_ANCESTORS if config.on_spaces else "'self'")
     csp = content_security_policy(ancestors)
-    headers = {"Content-Security-Policy": csp, "X-Content-Type-Options": "nosniff",
-               "Referrer-Policy": "same-origin", "Cross-Origin-Opener-Policy": "same-origin-allow-popups"}
+    headers = {
+        "Content-Security-Policy": csp,
+        "X-Content-Type-Options": "nosniff",
+        "Referrer-Policy": "same-origin",
+        "Cross-Origin-Opener-Policy": "same-origin-allow-popups",
+    }
     if not config.on_spaces and not config.frame_ancestors:
         headers["X-Frame-Options"] = "SAMEORIGIN"
 

@@ -7,18 +7,18 @@ only: `Insights` checks the role itself on every call.
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import gradio as gr
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
-from governance.identity import Identity, PermissionDenied  # noqa: E402
-from governance.insights import write_gaps_csv  # noqa: E402
-from ui.service import WarrantService  # noqa: E402
+from governance.identity import Identity, PermissionDenied
+from governance.insights import write_gaps_csv
+from ui.service import WarrantService
 
 _DECISIONS = ("answer", "clarify", "abstain", "out_of_scope", "memory")
 _GAP_HEADERS = ["group", "size", "example questions", "nearest section"]
@@ -45,10 +45,10 @@ def rates_plot(data: dict):
     totals = [max(1, sum(data["by_day"][d].values())) for d in days]
     bottom = [0.0] * len(days)
     for decision in _DECISIONS:
-        shares = [data["by_day"][d].get(decision, 0) / t for d, t in zip(days, totals)]
+        shares = [data["by_day"][d].get(decision, 0) / t for d, t in zip(days, totals, strict=False)]
         if any(shares):
             ax.bar(days, shares, bottom=bottom, label=decision, width=0.6)
-            bottom = [b + s for b, s in zip(bottom, shares)]
+            bottom = [b + s for b, s in zip(bottom, shares, strict=False)]
     ax.set_ylim(0, 1.05)
     ax.legend(fontsize=8)
     ax.tick_params(axis="x", labelrotation=30, labelsize=8)
@@ -85,12 +85,15 @@ def _bar_plot(title: str, pairs: list[tuple[str, int]]):
 def _latency_text(data: dict) -> str:
     if data["latency_p50"] is None:
         return f"{data['turns']} turns logged."
-    return (f"{data['turns']} turns logged · latency p50 **{data['latency_p50']:.0f} ms**, "
-            f"p95 **{data['latency_p95']:.0f} ms**")
+    return (
+        f"{data['turns']} turns logged · latency p50 **{data['latency_p50']:.0f} ms**, "
+        f"p95 **{data['latency_p95']:.0f} ms**"
+    )
 
 
-def build_insights_tab(service: WarrantService, identity_of: Callable[[gr.Request], Identity],
-                       tab: gr.Tab | None = None) -> None:
+def build_insights_tab(
+    service: WarrantService, identity_of: Callable[[gr.Request], Identity], tab: gr.Tab | None = None
+) -> None:
     """Build inside the caller's open `gr.Tab(...)` (`tab`: refreshed each time it is selected)."""
     insights = service.governance.insights
     with gr.Row():
@@ -102,8 +105,10 @@ def build_insights_tab(service: WarrantService, identity_of: Callable[[gr.Reques
     with gr.Row():
         cited = gr.Plot(label="Most-cited sections")
         claims = gr.Plot(label="Claims")
-    gr.Markdown("### Knowledge gaps\nQuestions the policies did not answer, grouped by topic (largest first), "
-                "with the nearest section: what the policy owners should write next.")
+    gr.Markdown(
+        "### Knowledge gaps\nQuestions the policies did not answer, grouped by topic (largest first), "
+        "with the nearest section: what the policy owners should write next."
+    )
     gaps = gr.Dataframe(headers=_GAP_HEADERS, interactive=False, wrap=True, elem_id="warrant-gaps")
     export = gr.Button("Export gaps as CSV", size="sm", elem_id="warrant-gaps-export")
     csv_file = gr.File(label="CSV", interactive=False, elem_id="warrant-gaps-csv")
@@ -115,11 +120,16 @@ def build_insights_tab(service: WarrantService, identity_of: Callable[[gr.Reques
             groups = insights.gaps(identity)
         except (PermissionDenied, ValueError) as exc:
             return str(exc), None, None, None, None, gr.update()
-        rows = [[g.group_id, g.size, " · ".join(q.question for q in g.questions[:3]), g.nearest_section]
-                for g in groups]
+        rows = [
+            [g.group_id, g.size, " · ".join(q.question for q in g.questions[:3]), g.nearest_section] for g in groups
+        ]
         claim_pairs = sorted(data["claims"].items(), key=lambda kv: -kv[1])
-        figures = (rates_plot(data), sigma_plot(data), _bar_plot("Most-cited sections", data["top_sections"]),
-                   _bar_plot("Claims filed, by outcome", claim_pairs))
+        figures = (
+            rates_plot(data),
+            sigma_plot(data),
+            _bar_plot("Most-cited sections", data["top_sections"]),
+            _bar_plot("Claims filed, by outcome", claim_pairs),
+        )
         plt.close("all")
         return (_latency_text(data), *figures, rows)
 

@@ -10,7 +10,7 @@ stops working too. Cross-site posts are refused by `ui.http_security` before the
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from fastapi import FastAPI, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -57,11 +57,24 @@ _LOGOUT_PAGE = """<!doctype html>
 </body></html>"""
 
 
-def set_session_cookie(response: Response, cookies: SessionCookies, username: str, cross_site: bool,
-                       version: int = 0, token: str | None = None) -> None:
+def set_session_cookie(
+    response: Response,
+    cookies: SessionCookies,
+    username: str,
+    cross_site: bool,
+    version: int = 0,
+    token: str | None = None,
+) -> None:
     """On Spaces the app runs in an iframe of another site: its cookie must be SameSite=None; Secure."""
-    response.set_cookie(COOKIE_NAME, token or cookies.issue(username, version), max_age=cookies.max_age_s,
-                        httponly=True, path="/", samesite="none" if cross_site else "lax", secure=cross_site)
+    response.set_cookie(
+        COOKIE_NAME,
+        token or cookies.issue(username, version),
+        max_age=cookies.max_age_s,
+        httponly=True,
+        path="/",
+        samesite="none" if cross_site else "lax",
+        secure=cross_site,
+    )
 
 
 def client_address(request: Request) -> str:
@@ -69,8 +82,14 @@ def client_address(request: Request) -> str:
     return request.client.host if request.client else ""
 
 
-def add_login_routes(app: FastAPI, service, cookies: SessionCookies, current_session: Callable,
-                     cross_site: bool = False, sso: bool = False) -> None:
+def add_login_routes(
+    app: FastAPI,
+    service,
+    cookies: SessionCookies,
+    current_session: Callable,
+    cross_site: bool = False,
+    sso: bool = False,
+) -> None:
     """/login (GET form, POST credentials), /logout (GET form, POST ends the sessions), a redirect
     from "/" to /login when needed, and the renewal of an active session's cookie."""
 
@@ -105,8 +124,13 @@ def add_login_routes(app: FastAPI, service, cookies: SessionCookies, current_ses
         except LoginRefused as exc:
             return HTMLResponse(login_page(str(exc), username[:64], sso), status_code=401)
         response = RedirectResponse("/", status_code=303)
-        set_session_cookie(response, cookies, identity.username, cross_site,
-                           version=service.accounts.session_version(identity.username) or 0)
+        set_session_cookie(
+            response,
+            cookies,
+            identity.username,
+            cross_site,
+            version=service.accounts.session_version(identity.username) or 0,
+        )
         return response
 
     @app.get("/logout")
@@ -121,6 +145,7 @@ def add_login_routes(app: FastAPI, service, cookies: SessionCookies, current_ses
         if session is not None:
             service.logout(session.username)
         response = RedirectResponse("/login", status_code=303)
-        response.delete_cookie(COOKIE_NAME, path="/", samesite="none" if cross_site else "lax",
-                               secure=cross_site, httponly=True)
+        response.delete_cookie(
+            COOKIE_NAME, path="/", samesite="none" if cross_site else "lax", secure=cross_site, httponly=True
+        )
         return response

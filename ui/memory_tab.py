@@ -7,7 +7,7 @@ module globals or a shared `gr.State`, so one user's memory can never be rendere
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import gradio as gr
 from gradio.context import Context
@@ -20,8 +20,10 @@ _FACT_HEADERS = ["what", "value", "learned on", "from what you said"]
 
 def build_memory_tab(service: WarrantService, identity_of: Callable[[gr.Request], Identity]) -> None:
     """Build the tab's components inside the caller's open `gr.Tab(...)` context."""
-    gr.Markdown("What I remember about you. It only shapes the *form* of answers (length, format, "
-                "which programme's rule comes first); it is never used as evidence for a policy answer.")
+    gr.Markdown(
+        "What I remember about you. It only shapes the *form* of answers (length, format, "
+        "which programme's rule comes first); it is never used as evidence for a policy answer."
+    )
     status = gr.Markdown("")
     refresh = gr.Button("Refresh", size="sm")
 
@@ -41,8 +43,9 @@ def build_memory_tab(service: WarrantService, identity_of: Callable[[gr.Request]
         gr.Markdown("### Facts you told me")
         facts = gr.Dataframe(headers=_FACT_HEADERS, interactive=False, wrap=True)
         with gr.Row():
-            fact_key = gr.Dropdown(label="Fact", choices=[], allow_custom_value=True,
-                                   info="Pick one to edit or delete, or type a new name")
+            fact_key = gr.Dropdown(
+                label="Fact", choices=[], allow_custom_value=True, info="Pick one to edit or delete, or type a new name"
+            )
             fact_value = gr.Textbox(label="Value")
         with gr.Row():
             save_fact = gr.Button("Save fact")
@@ -52,8 +55,9 @@ def build_memory_tab(service: WarrantService, identity_of: Callable[[gr.Request]
         gr.Markdown("### History and erasure")
         counts = gr.Markdown("")
         clear = gr.Button("Clear conversation history")
-        confirm = gr.Checkbox(label="I understand that \"forget me\" deletes everything you hold about me "
-                                    "and cannot be undone", value=False)
+        confirm = gr.Checkbox(
+            label='I understand that "forget me" deletes everything you hold about me and cannot be undone', value=False
+        )
         forget = gr.Button("Forget me", variant="stop")
 
     view_outputs = [length, fmt, quotes, programme, year, department, facts, fact_key, counts]
@@ -62,10 +66,17 @@ def build_memory_tab(service: WarrantService, identity_of: Callable[[gr.Request]
         view = service.memory.view(identity)
         prefs = view["preferences"]
         rows = [[f["key"], f["value"], f["learned"], f["statement"]] for f in view["facts"]]
-        return [prefs["length"], prefs["format"], bool(prefs["show_quotes"]), str(prefs["programme"] or ""),
-                str(prefs["year"] or ""), str(prefs["department"] or ""),
-                rows or [["", "", "", ""]], gr.Dropdown(choices=[f["key"] for f in view["facts"]], value=None),
-                f"{view['turns']} turn(s) in {view['sessions']} conversation(s) stored."]
+        return [
+            prefs["length"],
+            prefs["format"],
+            bool(prefs["show_quotes"]),
+            str(prefs["programme"] or ""),
+            str(prefs["year"] or ""),
+            str(prefs["department"] or ""),
+            rows or [["", "", "", ""]],
+            gr.Dropdown(choices=[f["key"] for f in view["facts"]], value=None),
+            f"{view['turns']} turn(s) in {view['sessions']} conversation(s) stored.",
+        ]
 
     def _run(request: gr.Request, action: Callable[..., str], *args) -> list:
         """Run `action` for the caller and re-render; a refusal becomes a plain message."""
@@ -77,9 +88,14 @@ def build_memory_tab(service: WarrantService, identity_of: Callable[[gr.Request]
             return [str(exc), *[gr.update() for _ in view_outputs]]
 
     def _save_prefs(identity: Identity, length_v, fmt_v, quotes_v, programme_v, year_v, department_v) -> str:
-        for key, value in (("length", length_v), ("format", fmt_v), ("show_quotes", bool(quotes_v)),
-                           ("programme", programme_v or ""), ("year", year_v or ""),
-                           ("department", department_v or "")):
+        for key, value in (
+            ("length", length_v),
+            ("format", fmt_v),
+            ("show_quotes", bool(quotes_v)),
+            ("programme", programme_v or ""),
+            ("year", year_v or ""),
+            ("department", department_v or ""),
+        ):
             service.memory.update_preference(identity, key, value)
         return "Preferences saved."
 
@@ -92,8 +108,10 @@ def build_memory_tab(service: WarrantService, identity_of: Callable[[gr.Request]
         if not confirmed:
             raise ValueError("Tick the box to confirm first: forgetting cannot be undone.")
         result = service.memory.forget_me(identity, service.config.query_log_path)
-        return (f"Done. Your memory file was deleted and {result['log_lines_anonymised']} line(s) of the "
-                "query log were anonymised.")
+        return (
+            f"Done. Your memory file was deleted and {result['log_lines_anonymised']} line(s) of the "
+            "query log were anonymised."
+        )
 
     # Gradio passes the request only to parameters annotated `gr.Request`, so each handler names it.
     def on_load(request: gr.Request):

@@ -90,8 +90,10 @@ def generation_html(answer: dict) -> str:
     details = ""
     if removed:
         items = "".join(f"<li>“{esc(r.get('sentence'))}” — {esc(r.get('reason'))}</li>" for r in removed)
-        details = (f"<details class='warrant-removed'><summary>{len(removed)} generated sentence(s) removed"
-                   f"</summary><ul>{items}</ul></details>")
+        details = (
+            f"<details class='warrant-removed'><summary>{len(removed)} generated sentence(s) removed"
+            f"</summary><ul>{items}</ul></details>"
+        )
     return f"<div class='warrant-generation warrant-muted'>{line}{details}</div>"
 
 
@@ -107,27 +109,33 @@ def sources_html(answer: dict | None) -> str:
             cards.append(
                 f"<div class='warrant-card warrant-source'><h4>[{esc(c.get('n'))}] {esc(c.get('title'))}</h4>"
                 f"<div class='warrant-muted'>{esc(c.get('section'))}{version}</div>"
-                f"<div class='warrant-quote'>“{esc(c.get('quote'))}”</div></div>")
-        return ("<div class='warrant-sources'><h3>Sources</h3>" + "".join(cards) + generation_html(answer)
-                + "</div>")
+                f"<div class='warrant-quote'>“{esc(c.get('quote'))}”</div></div>"
+            )
+        return "<div class='warrant-sources'><h3>Sources</h3>" + "".join(cards) + generation_html(answer) + "</div>"
     if decision in ("abstain", "clarify"):
         css = "warrant-abstain" if decision == "abstain" else "warrant-clarify"
         searched = answer.get("rewritten_query") or answer.get("query") or ""
         nearest = answer.get("clarify_options") or answer.get("nearest_sections") or []
-        items = "".join(f"<li>{esc(n.get('title'))}, {esc(n.get('section'))}"
-                        f" <span class='warrant-muted'>(similarity {esc(n.get('similarity'))})</span></li>"
-                        for n in nearest)
+        items = "".join(
+            f"<li>{esc(n.get('title'))}, {esc(n.get('section'))}"
+            f" <span class='warrant-muted'>(similarity {esc(n.get('similarity'))})</span></li>"
+            for n in nearest
+        )
         owner = next((n.get("owner") for n in nearest if n.get("owner")), "")
         who = esc(owner) if owner else "your faculty advisor or the Academic Section"
         title = "No answer: the evidence is too weak" if decision == "abstain" else "Clarifying question"
-        return (f"<div class='warrant-card {css}'><h4>{title}</h4>"
-                f"<div><b>Searched for:</b> {esc(searched)}</div>"
-                f"<div><b>Why:</b> {esc(answer.get('reason'))}</div>"
-                f"<div><b>Nearest sections:</b><ul>{items or '<li>none</li>'}</ul></div>"
-                f"<div><b>Who to ask:</b> {who}</div></div>")
+        return (
+            f"<div class='warrant-card {css}'><h4>{title}</h4>"
+            f"<div><b>Searched for:</b> {esc(searched)}</div>"
+            f"<div><b>Why:</b> {esc(answer.get('reason'))}</div>"
+            f"<div><b>Nearest sections:</b><ul>{items or '<li>none</li>'}</ul></div>"
+            f"<div><b>Who to ask:</b> {who}</div></div>"
+        )
     if decision == "memory":
-        return ("<div class='warrant-card warrant-memory'>Answered from what you told me (see the My memory tab); "
-                "no policy document was used.</div>")
+        return (
+            "<div class='warrant-card warrant-memory'>Answered from what you told me (see the My memory tab); "
+            "no policy document was used.</div>"
+        )
     return f"<div class='warrant-muted'>{esc(answer.get('reason') or 'No sources for this reply.')}</div>"
 
 
@@ -143,15 +151,18 @@ def support_html(answer: dict | None) -> str:
     tick = max(0.0, min(1.0, tau)) * 100
     verdict = "enough evidence to answer" if passes else "below the threshold: not answering"
     missing = support.get("missing_terms") or []
-    missing_line = (f"<div class='warrant-muted'>Not found in the evidence: {esc(', '.join(missing))}</div>"
-                    if missing else "")
-    return (f"<div class='warrant-card warrant-support'><b>Support σ = {sigma:.2f}</b> vs τ = {tau:.2f} — "
-            f"{verdict}"
-            f"<div class='warrant-meter'><div class='warrant-meter-fill' style='width:{width:.0f}%;"
-            f"background:{colour}'></div><div class='warrant-meter-tau' style='left:{tick:.0f}%'></div></div>"
-            f"<div class='warrant-muted'>similarity {float(support.get('sim', 0)):.2f} · "
-            f"coverage {float(support.get('coverage', 0)):.2f} · "
-            f"consistency {float(support.get('consistency', 0)):.2f}</div>{missing_line}</div>")
+    missing_line = (
+        f"<div class='warrant-muted'>Not found in the evidence: {esc(', '.join(missing))}</div>" if missing else ""
+    )
+    return (
+        f"<div class='warrant-card warrant-support'><b>Support σ = {sigma:.2f}</b> vs τ = {tau:.2f} — "
+        f"{verdict}"
+        f"<div class='warrant-meter'><div class='warrant-meter-fill' style='width:{width:.0f}%;"
+        f"background:{colour}'></div><div class='warrant-meter-tau' style='left:{tick:.0f}%'></div></div>"
+        f"<div class='warrant-muted'>similarity {float(support.get('sim', 0)):.2f} · "
+        f"coverage {float(support.get('coverage', 0)):.2f} · "
+        f"consistency {float(support.get('consistency', 0)):.2f}</div>{missing_line}</div>"
+    )
 
 
 def history_messages(turns: list[dict]) -> list[dict]:

@@ -8,7 +8,7 @@ people (PermissionDenied, ValueError) become a plain message, never a stack trac
 from __future__ import annotations
 
 import json
-from typing import Callable
+from collections.abc import Callable
 
 import gradio as gr
 
@@ -25,8 +25,7 @@ _ANY = "all"
 
 
 def queue_rows(tickets: list[Ticket]) -> list[list]:
-    return [[t.ticket_id, t.status, t.trust.get("score", ""), t.reporter_name, t.created_at, t.claim]
-            for t in tickets]
+    return [[t.ticket_id, t.status, t.trust.get("score", ""), t.reporter_name, t.created_at, t.claim] for t in tickets]
 
 
 def ticket_markdown(ticket: Ticket) -> str:
@@ -35,29 +34,42 @@ def ticket_markdown(ticket: Ticket) -> str:
     Every user-written string is shown as text (`md_text`): a Markdown image or link in a claim
     must not make the reviewer's browser fetch anything.
     """
-    lines = [f"### {esc(ticket.ticket_id)} · {esc(ticket.status)}",
-             f"**Claim** (by {esc(ticket.reporter_name)}, {esc(ticket.reporter_role)}, {esc(ticket.created_at)}): "
-             f"{esc(ticket.claim)}"]
+    lines = [
+        f"### {esc(ticket.ticket_id)} · {esc(ticket.status)}",
+        f"**Claim** (by {esc(ticket.reporter_name)}, {esc(ticket.reporter_role)}, {esc(ticket.created_at)}): "
+        f"{esc(ticket.claim)}",
+    ]
     if ticket.proof_text:
         lines.append(f"**Pasted proof:** {esc(ticket.proof_text[:1500])}")
     if ticket.proof_file:
         p = ticket.proof_file
-        lines.append(f"**Uploaded proof:** {esc(p['original_name'])} ({esc(p['kind'])}, {p['size']:,} bytes, "
-                     f"stored as {esc(p['stored_name'])})" + (f" - text: {esc(p['text'][:800])}" if p.get("text") else ""))
+        lines.append(
+            f"**Uploaded proof:** {esc(p['original_name'])} ({esc(p['kind'])}, {p['size']:,} bytes, "
+            f"stored as {esc(p['stored_name'])})" + (f" - text: {esc(p['text'][:800])}" if p.get("text") else "")
+        )
     if not ticket.proof_text and not ticket.proof_file:
         lines.append("**Proof:** none attached")
-    lines.append(f"**Trust {ticket.trust.get('score', 0):.2f}:** " + "; ".join(esc(r) for r in ticket.trust.get("reasons", [])))
+    lines.append(
+        f"**Trust {ticket.trust.get('score', 0):.2f}:** " + "; ".join(esc(r) for r in ticket.trust.get("reasons", []))
+    )
     if ticket.contradictions:
         lines.append("**Contradictions** (claim ↔ current text):")
-        lines += [f"- {esc(c['kind'])} in {esc(c['section'])}: “{esc(c['claim_span']['text'])}” ↔ "
-                  f"“{esc(c['chunk_span']['text'][:300])}”" for c in ticket.contradictions]
+        lines += [
+            f"- {esc(c['kind'])} in {esc(c['section'])}: “{esc(c['claim_span']['text'])}” ↔ "
+            f"“{esc(c['chunk_span']['text'][:300])}”"
+            for c in ticket.contradictions
+        ]
     else:
         lines.append("**Contradictions:** none found against the active chunks")
     if ticket.decision_reason:
-        lines.append(f"**Decision** by {esc(ticket.decided_by)} at {esc(ticket.decided_at)}: {esc(ticket.decision_reason)}")
+        lines.append(
+            f"**Decision** by {esc(ticket.decided_by)} at {esc(ticket.decided_at)}: {esc(ticket.decision_reason)}"
+        )
     if ticket.check:
-        lines.append(f"**Post-update check:** {'passed' if ticket.check.get('passed') else 'failed'} - "
-                     f"{esc(ticket.check.get('reason', ''))}")
+        lines.append(
+            f"**Post-update check:** {'passed' if ticket.check.get('passed') else 'failed'} - "
+            f"{esc(ticket.check.get('reason', ''))}"
+        )
     lines += [f"*{esc(n)}*" for n in ticket.notes]
     return "\n\n".join(lines)
 
@@ -84,8 +96,9 @@ def build_review_tab(service: WarrantService, identity_of: Callable[[gr.Request]
         proposed = gr.Textbox(label="Proposed replacement (editable)", lines=8, elem_id="warrant-replacement")
     save = gr.Button("Save replacement text", size="sm")
     reason = gr.Textbox(label="Reason for the decision (required)", elem_id="warrant-reason")
-    gr.Markdown("A claim is decided by a reviewer or admin other than the person who filed it.",
-                elem_classes=["warrant-muted"])
+    gr.Markdown(
+        "A claim is decided by a reviewer or admin other than the person who filed it.", elem_classes=["warrant-muted"]
+    )
     with gr.Row():
         approve = gr.Button("Approve", variant="primary", elem_id="warrant-approve")
         reject = gr.Button("Reject", variant="stop", elem_id="warrant-reject")
@@ -144,12 +157,15 @@ def build_review_tab(service: WarrantService, identity_of: Callable[[gr.Request]
             try:
                 identity = identity_of(request)
                 ticket = gov.decide(identity, tid, verdict, why)
-                note = {"approved": "Approved: the new version is live and the old one deprecated.",
-                        "rejected": "Rejected: the corpus is unchanged.",
-                        "failed": "The change failed its post-update check and was rolled back."}[ticket.status]
+                note = {
+                    "approved": "Approved: the new version is live and the old one deprecated.",
+                    "rejected": "Rejected: the corpus is unchanged.",
+                    "failed": "The change failed its post-update check and was rolled back.",
+                }[ticket.status]
                 return (*_show(identity, tid, note), _queue(identity, status))
             except (PermissionDenied, ValueError) as exc:
                 return (str(exc), *no_change, gr.update())
+
         return handler
 
     ticket_outputs = [message, details, chunk, current, proposed]
@@ -159,13 +175,19 @@ def build_review_tab(service: WarrantService, identity_of: Callable[[gr.Request]
     queue.select(pick_row, [queue], [ticket_id, *ticket_outputs], api_name=False)
     chunk.change(pick_chunk, [ticket_id, chunk], [current, proposed], api_name=False)
     save.click(save_text, [ticket_id, chunk, proposed], [message], api_name="review_edit")
-    approve.click(decide("approve"), [ticket_id, reason, status_filter], [*ticket_outputs, queue], api_name="review_approve")
-    reject.click(decide("reject"), [ticket_id, reason, status_filter], [*ticket_outputs, queue], api_name="review_reject")
+    approve.click(
+        decide("approve"), [ticket_id, reason, status_filter], [*ticket_outputs, queue], api_name="review_approve"
+    )
+    reject.click(
+        decide("reject"), [ticket_id, reason, status_filter], [*ticket_outputs, queue], api_name="review_reject"
+    )
 
 
 def audit_rows(records: list[dict]) -> list[list]:
-    return [[r["seq"], r["ts"], r["event"], r["actor"], json.dumps(r["details"], ensure_ascii=False)[:300]]
-            for r in reversed(records)]
+    return [
+        [r["seq"], r["ts"], r["event"], r["actor"], json.dumps(r["details"], ensure_ascii=False)[:300]]
+        for r in reversed(records)
+    ]
 
 
 def build_audit_panel(service: WarrantService, identity_of: Callable[[gr.Request], Identity]) -> None:
@@ -211,11 +233,17 @@ def build_my_claims(service: WarrantService, identity_of: Callable[[gr.Request],
     """File a claim (with pasted or uploaded proof) and follow the claims you filed."""
     gov = service.governance
     gr.Markdown("### File a policy-change claim\nA reviewer checks it; the answers change only if it is approved.")
-    claim = gr.Textbox(label="What does the policy now say?", placeholder="The revaluation fee is now Rs. 800 per course.",
-                       elem_id="warrant-claim")
+    claim = gr.Textbox(
+        label="What does the policy now say?",
+        placeholder="The revaluation fee is now Rs. 800 per course.",
+        elem_id="warrant-claim",
+    )
     proof_text = gr.Textbox(label="Proof (paste text, optional)", lines=3)
-    proof_file = gr.File(label="Proof file (optional: .pdf .txt .md .png .jpg, at most 5 MB)", type="filepath",
-                         file_types=[".pdf", ".txt", ".md", ".png", ".jpg", ".jpeg"])
+    proof_file = gr.File(
+        label="Proof file (optional: .pdf .txt .md .png .jpg, at most 5 MB)",
+        type="filepath",
+        file_types=[".pdf", ".txt", ".md", ".png", ".jpg", ".jpeg"],
+    )
     submit = gr.Button("File claim", elem_id="warrant-file-claim")
     message = gr.Markdown("", elem_id="warrant-claim-status")
     gr.Markdown("### My claims")
@@ -229,8 +257,9 @@ def build_my_claims(service: WarrantService, identity_of: Callable[[gr.Request],
         try:
             identity = identity_of(request)
             path = uploaded_path(upload) if upload else None
-            ticket = gov.file_ticket(identity, text, proof_text=pasted or "",
-                                     proof_file=path, proof_name=path.name if path else "")
+            ticket = gov.file_ticket(
+                identity, text, proof_text=pasted or "", proof_file=path, proof_name=path.name if path else ""
+            )
             return f"Filed as {ticket.ticket_id} (trust {ticket.trust['score']:.2f}).", _mine(identity), "", "", None
         except (PermissionDenied, ValueError) as exc:
             return str(exc), gr.update(), gr.update(), gr.update(), gr.update()
@@ -244,6 +273,10 @@ def build_my_claims(service: WarrantService, identity_of: Callable[[gr.Request],
         except (PermissionDenied, ValueError) as exc:
             return str(exc), gr.update()
 
-    submit.click(file_claim, [claim, proof_text, proof_file], [message, table, claim, proof_text, proof_file],
-                 api_name="file_claim")
+    submit.click(
+        file_claim,
+        [claim, proof_text, proof_file],
+        [message, table, claim, proof_text, proof_file],
+        api_name="file_claim",
+    )
     refresh.click(show, None, [message, table], api_name="my_claims")

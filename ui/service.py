@@ -7,15 +7,15 @@ here. Every method that acts for a user takes that `Identity` and checks its rol
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from filelock import FileLock
 
 from governance.accounts import AccountStore, ensure_demo_accounts
 from governance.audit import AuditLog
-from governance.service import GovernanceService
 from governance.identity import ROLES, Identity, PermissionDenied, require
+from governance.service import GovernanceService
 from memory.service import MemoryService, user_key
 from pipeline.config import Config
 from pipeline.engine import AnswerEngine
@@ -25,8 +25,11 @@ from pipeline.records import Answer
 from pipeline.storage import JSONDocument, check_file, tighten_permissions
 
 MAX_MESSAGE_CHARS = 2000
-_GREETING = re.compile(r"^\s*(hi|hello|hey|good (morning|afternoon|evening)|thanks|thank you)\b"
-                       r"(\s+(again|there|everyone|all|warrant|so much))*[\s!.,]*$", re.I)
+_GREETING = re.compile(
+    r"^\s*(hi|hello|hey|good (morning|afternoon|evening)|thanks|thank you)\b"
+    r"(\s+(again|there|everyone|all|warrant|so much))*[\s!.,]*$",
+    re.I,
+)
 
 
 @dataclass
@@ -41,8 +44,11 @@ class WarrantService:
         self.config = config
         config.home.mkdir(parents=True, exist_ok=True)
         tighten_permissions(config.home)  # 0700 folders, owner-only files, also for older state
-        self.damaged = [d for d in (check_file(config.home / name) for name in
-                                    ("accounts.json", "tickets.json", "settings.json")) if d]
+        self.damaged = [
+            d
+            for d in (check_file(config.home / name) for name in ("accounts.json", "tickets.json", "settings.json"))
+            if d
+        ]
         self.engine = AnswerEngine(config, embed_model=embed_model)
         self.audit = AuditLog(config.audit_path, key=audit_key(config))
         # Several processes may start together on one new index (a Chroma server): one ingests,
@@ -50,16 +56,27 @@ class WarrantService:
         with FileLock(str(config.home / "first_ingest.lock")):
             if self.engine.index.count() == 0:
                 report = self.engine.ingest(config.docs_dir, progress=progress)
-                self.audit.append("ingest", "system", documents=report.documents, chunks=report.chunks_total,
-                                  added=report.chunks_added, folder=str(config.docs_dir))
+                self.audit.append(
+                    "ingest",
+                    "system",
+                    documents=report.documents,
+                    chunks=report.chunks_total,
+                    added=report.chunks_added,
+                    folder=str(config.docs_dir),
+                )
         self.memory = MemoryService(config.users_dir)
         self.governance = GovernanceService(self.engine, self.audit, config)
         self.accounts = AccountStore(config.home / "accounts.json")
         self._settings_stamp = MISSING
         self.follow_other_processes()
 
-    def chat(self, identity: Identity, text: str, session_id: str | None = None,
-             on_token: Callable[[str], None] | None = None) -> TurnResult:
+    def chat(
+        self,
+        identity: Identity,
+        text: str,
+        session_id: str | None = None,
+        on_token: Callable[[str], None] | None = None,
+    ) -> TurnResult:
         """One chat turn for the authenticated `identity`; persists it in that user's history.
         `on_token(text so far)` streams an LLM-written answer before it is verified (see
         pipeline/generate.py); the returned answer is the verified one."""
@@ -68,26 +85,49 @@ class WarrantService:
         text = (text or "").strip()
         session_id = session_id or self.memory.new_session(identity)
         if not text:
-            return TurnResult(Answer(text="Please type a question about the academic policies.",
-                                     decision="out_of_scope", reason="empty message"), session_id)
+            return TurnResult(
+                Answer(
+                    text="Please type a question about the academic policies.",
+                    decision="out_of_scope",
+                    reason="empty message",
+                ),
+                session_id,
+            )
         if len(text) > MAX_MESSAGE_CHARS:
-            return TurnResult(Answer(text=f"That message is {len(text):,} characters long; please keep it "
-                                     f"under {MAX_MESSAGE_CHARS:,} characters, one question at a time.",
-                                     decision="out_of_scope", reason="message too long"), session_id)
+            return TurnResult(
+                Answer(
+                    text=f"That message is {len(text):,} characters long; please keep it "
+                    f"under {MAX_MESSAGE_CHARS:,} characters, one question at a time.",
+                    decision="out_of_scope",
+                    reason="message too long",
+                ),
+                session_id,
+            )
         notes, only_memory = self.memory.learn(identity, session_id, text)
         if only_memory:
-            answer = Answer(text=" ".join(notes) or "Noted.", decision="memory", query=text,
-                            reason="preference or fact stored")
+            answer = Answer(
+                text=" ".join(notes) or "Noted.", decision="memory", query=text, reason="preference or fact stored"
+            )
         elif self.memory.is_about_me(text):
             answer = self.memory.answer_about_me(identity, text)
         elif _GREETING.match(text):
-            answer = Answer(text="Hello! Ask me about the academic policies - add/drop, exams, "
-                            "revaluation, internships, projects - and I'll answer with citations.",
-                            decision="out_of_scope", query=text, reason="greeting")
+            answer = Answer(
+                text="Hello! Ask me about the academic policies - add/drop, exams, "
+                "revaluation, internships, projects - and I'll answer with citations.",
+                decision="out_of_scope",
+                query=text,
+                reason="greeting",
+            )
         else:
             rewritten = self.memory.rewrite(identity, session_id, text)
-            answer = self.engine.ask(text, self.memory.style(identity), rewritten=rewritten,
-                                     actor=user_key(identity), session=session_id, on_token=on_token)
+            answer = self.engine.ask(
+                text,
+                self.memory.style(identity),
+                rewritten=rewritten,
+                actor=user_key(identity),
+                session=session_id,
+                on_token=on_token,
+            )
             answer = self.governance.on_chat_turn(identity, text, answer)
         self.memory.record_turn(identity, session_id, text, answer)
         return TurnResult(answer, session_id, notes)
@@ -117,8 +157,9 @@ class WarrantService:
         """The account of an SSO user, created with the `user` role on first login."""
         account = self.accounts.get(username)
         if account is None:
-            account = self.accounts.create(username, None, "user", display_name=display_name,
-                                           provider="oidc", user_id=subject_id)
+            account = self.accounts.create(
+                username, None, "user", display_name=display_name, provider="oidc", user_id=subject_id
+            )
             self.audit.append("account_created", "system", username=username, role="user", provider="oidc")
         elif account.user_id != subject_id:
             raise PermissionDenied("That username belongs to another account; ask an admin.")
@@ -126,8 +167,10 @@ class WarrantService:
 
     def list_accounts(self, identity: Identity) -> list[dict]:
         require(identity, "manage_accounts")
-        return [{"username": a.username, "role": a.role, "display_name": a.display_name, "provider": a.provider}
-                for a in self.accounts.list()]
+        return [
+            {"username": a.username, "role": a.role, "display_name": a.display_name, "provider": a.provider}
+            for a in self.accounts.list()
+        ]
 
     def create_account(self, identity: Identity, username: str, password: str, role: str = "user") -> str:
         require(identity, "manage_accounts")

@@ -18,13 +18,12 @@ deleted account takes effect at once.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
 from governance.identity import Identity, PermissionDenied
-from pipeline.keys import load_or_create_secret
 
 COOKIE_NAME = "warrant_session"
 MAX_AGE_S = 7 * 24 * 3600  # the default absolute lifetime (WARRANT_SESSION_MAX_S)
@@ -47,8 +46,9 @@ class SessionCookies:
         self.max_age_s, self.idle_s, self.clock = max_age_s, min(idle_s, max_age_s), clock
 
     def issue(self, username: str, version: int = 0, login_time: float | None = None) -> str:
-        return self.serializer.dumps({"u": username, "v": int(version),
-                                      "t": int(login_time if login_time is not None else self.clock())})
+        return self.serializer.dumps(
+            {"u": username, "v": int(version), "t": int(login_time if login_time is not None else self.clock())}
+        )
 
     def session(self, token: str | None) -> Session | None:
         """The session of a well-signed cookie inside both timeouts, else None (no account check)."""
@@ -92,8 +92,11 @@ def session_reader(cookies: SessionCookies, session_version: Callable[[str], int
     return current_session
 
 
-def username_reader(cookies: SessionCookies, account_exists: Callable[[str], bool],
-                    session_version: Callable[[str], int | None] | None = None) -> Callable:
+def username_reader(
+    cookies: SessionCookies,
+    account_exists: Callable[[str], bool],
+    session_version: Callable[[str], int | None] | None = None,
+) -> Callable:
     """gradio's `auth_dependency`: the username of a valid, current session, or None.
 
     Without `session_version`, an existing account is enough (version 0), as before versions.

@@ -77,7 +77,7 @@ def _gradio_api(path: str) -> bool:
     return "/gradio_api/" in path or path.startswith(("/run/", "/api/", "/queue/", "/call/"))
 
 
-class refuse_foreign_paths:  # noqa: N801 - an ASGI middleware used like a function
+class refuse_foreign_paths:
     """ASGI middleware: a JSON POST to the Gradio API naming a file outside the upload folder gets 403."""
 
     def __init__(self, app) -> None:
@@ -122,8 +122,13 @@ class refuse_foreign_paths:  # noqa: N801 - an ASGI middleware used like a funct
 
 async def _refuse(send, status: int, message: str) -> None:
     body = json.dumps({"error": message}).encode("utf-8")
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+        }
+    )
     await send({"type": "http.response.body", "body": body})
 
 

@@ -8,7 +8,8 @@ from types import SimpleNamespace
 import pytest
 
 from governance.identity import Identity, PermissionDenied
-from ui.session import SessionCookies, identity_reader, load_or_create_secret, username_reader
+from pipeline.keys import load_or_create_secret
+from ui.session import SessionCookies, identity_reader, username_reader
 
 
 def test_generated_secret_is_persisted_private_and_reused(tmp_path):
