@@ -129,6 +129,7 @@ def golden_pairs(encode) -> list[Pair]:
     best other section (0)."""
     from pipeline.chunking import chunk_document
     from pipeline.documents import find_documents, read_document
+    from pipeline.eval import _section_match
 
     docs_dir = REPO_ROOT / "data" / "policies"
     chunks = [c for path in find_documents(docs_dir) for c in chunk_document(read_document(path, docs_dir))]
@@ -159,10 +160,6 @@ def golden_pairs(encode) -> list[Pair]:
         best_other = next(int(i) for i in np.argsort(-row) if not is_gold[int(i)])
         pairs.append(Pair(r["question"], window(q, best_other), 0, "golden", "golden"))
     return pairs
-
-
-def _section_match(gold: str, numbered: str) -> bool:
-    return numbered == gold or numbered.startswith(gold + ".") or gold.startswith(numbered + ".")
 
 
 def auroc(labels: list[int], scores: list[float]) -> float:
