@@ -89,7 +89,6 @@ def _wait_text(page, selector: str, text: str, timeout: int = SLOW) -> None:
         "([s, t]) => (document.querySelector(s) || {}).innerText?.includes(t)", arg=[selector, text], timeout=timeout)
 
 
-@pytest.mark.xfail(strict=False, reason="known failure at hand-off: timed out (240 s) waiting in the page in the fresh-clone CI run; the flow passed driven by hand")
 def test_admin_adds_and_retires_a_document_and_insights_show_the_gap(app, browser, tmp_path: Path):
     base, home = app
     pdf, docx = tmp_path / "research-ethics.pdf", tmp_path / "sports-facilities.docx"
