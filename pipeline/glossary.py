@@ -21,7 +21,7 @@ from typing import Any
 import yaml
 
 FILE_NAME = "glossary.yaml"
-_KEYS = ("synonyms", "generic_terms", "named_groups", "currency", "money_words", "abbreviations")
+_KEYS = ("synonyms", "generic_terms", "named_groups", "currency", "money_words", "abbreviations", "offices")
 
 
 class GlossaryError(ValueError):
@@ -39,6 +39,8 @@ class Glossary:
     currency: how money is written ("€", "EUR", "euros"), before or after the amount.
     money_words: words that ask about money, beyond the general English ones in the code.
     abbreviations: words whose full stop does not end a sentence ("Dept.").
+    offices: names of offices or bodies whose words mean something else in a question ("Academic
+        Section" is an office, not a section of a course); each is read as one word.
     """
 
     synonyms: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
@@ -47,6 +49,7 @@ class Glossary:
     currency: tuple[str, ...] = ()
     money_words: tuple[str, ...] = ()
     abbreviations: tuple[str, ...] = ()
+    offices: tuple[str, ...] = ()
     source: Path | None = None
 
     @classmethod
@@ -109,6 +112,7 @@ class Glossary:
                 _single(w, f"{where}: money_words") for w in _words(data.get("money_words"), f"{where}: money_words")
             ),
             abbreviations=_words(data.get("abbreviations"), f"{where}: abbreviations", lower=False),
+            offices=_words(data.get("offices"), f"{where}: offices"),
             source=source,
         )
 
@@ -126,6 +130,7 @@ class Glossary:
                 self.currency,
                 self.money_words,
                 self.abbreviations,
+                self.offices,
             )
         )
 

@@ -91,13 +91,16 @@ def tokens(text: str) -> list[str]:
     return _WORD.findall(text.lower())
 
 
-# "Section 5.1" is a pointer to another part of a policy and "the Academic Section" an office;
-# neither is a section of a course, which is what a student asking about "a section" means.
-_NOT_A_SECTION = re.compile(r"\bsections?\s+\d+(?:\.\d+)*|\bacademic\s+section\b", re.IGNORECASE)
+# "Section 5.1" is a pointer to another part of a policy, not a section of a course, which is what
+# someone asking about "a section" means. Offices named in the glossary ("the Academic Section")
+# are read as one word of their own, so their words do not count as the words they are made of.
+_SECTION_POINTER = re.compile(r"\bsections?\s+\d+(?:\.\d+)*", re.IGNORECASE)
 
 
 def _without_section_names(text: str) -> str:
-    return _NOT_A_SECTION.sub(lambda m: "academic-office" if m.group(0)[0] in "aA" else " ", text)
+    text = _SECTION_POINTER.sub(" ", text)
+    offices = _lexicon().offices
+    return offices.sub(lambda m: "office-" + slugify(m.group(0)), text) if offices else text
 
 
 def is_number(term: str) -> bool:
@@ -147,6 +150,7 @@ class _Lexicon:
     number: re.Pattern[str]
     abbreviation_end: re.Pattern[str]
     named: dict[str, dict[str, re.Pattern[str]]]  # kind → name → pattern of its aliases
+    offices: re.Pattern[str] | None  # the glossary's office names, or None
 
 
 def _synonym_table(glossary: _glossary.Glossary) -> dict[str, str]:
@@ -167,11 +171,16 @@ def _synonym_table(glossary: _glossary.Glossary) -> dict[str, str]:
     return table
 
 
+def _plain_terms(text: str) -> list[str]:
+    """content_terms without the glossary's office names: what the lexicon itself is built from."""
+    return [stem(tok) for tok in tokens(_SECTION_POINTER.sub(" ", text)) if tok not in STOPWORDS and len(tok) >= 2]
+
+
 def _build_lexicon(glossary: _glossary.Glossary) -> _Lexicon:
     synonyms = _synonym_table(glossary)
 
     def canonical(word: str) -> set[str]:
-        return {synonyms.get(t, t) for t in content_terms(word)}
+        return {synonyms.get(t, t) for t in _plain_terms(word)}
 
     currency_words = [c.lower() for c in glossary.currency if c.replace(".", "").isalpha()]
     currency = sorted({c.lower() for c in (*_CURRENCY_SIGNS, *glossary.currency)}, key=len, reverse=True)
@@ -201,6 +210,9 @@ def _build_lexicon(glossary: _glossary.Glossary) -> _Lexicon:
         number=number,
         abbreviation_end=re.compile(rf"\b(?:{abbreviations})\.$"),
         named=named,
+        offices=re.compile(r"(?<!\w)(?:" + "|".join(_alias_pattern(o) for o in glossary.offices) + r")(?!\w)", re.I)
+        if glossary.offices
+        else None,
     )
 
 

@@ -27,6 +27,7 @@ named_groups:
 currency: [EUR, €, euros]
 money_words: [reimbursement]
 abbreviations: [Dept]
+offices: [Payroll Section]
 """
 
 
@@ -61,6 +62,10 @@ def test_a_corpus_with_a_tiny_glossary_gets_its_words(tmp_path: Path, active):
     assert quantities("EUR 40 or €40 or 40 euros") == {"money:40"}
     assert "reimbursement" in money_words() and "euros" in money_words()
     assert split_sentences("Ask the Dept. Office. Then wait.") == ["Ask the Dept. Office.", "Then wait."]
+    assert "section" not in canonical_terms("the payroll  section decides")  # an office: one word
+    assert "section" in canonical_terms("Which section of the form is mine?")
+    active(Glossary.load(tmp_path / "nowhere"))
+    assert "section" in canonical_terms("the payroll section decides")  # another corpus: just words
 
 
 def test_the_engine_uses_its_documents_glossary_and_no_other(tmp_path: Path, active, tiny_docs, embed_model):
