@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 
-from pipeline.text import content_terms, split_sentences
+from pipeline.text import content_terms, money_patterns, split_sentences
 
 _WORD_NUMBERS = {
     "one": 1,
@@ -71,7 +71,6 @@ _PATTERNS: list[tuple[str, re.Pattern]] = [
             re.IGNORECASE,
         ),
     ),
-    ("amount", re.compile(r"(?:rs\.?|inr|₹)\s*(?P<num>\d[\d,]*(?:\.\d+)?)", re.IGNORECASE)),
     ("percent", re.compile(r"(?P<num>\d+(?:\.\d+)?)\s*(?:%|percent\b|per\s+cent\b)", re.IGNORECASE)),
     ("week_number", re.compile(r"\bweek\s+(?P<num>\d+)\b", re.IGNORECASE)),
     ("times", re.compile(r"\b(?P<num>twice|thrice|once)\b", re.IGNORECASE)),
@@ -132,7 +131,9 @@ def extract_values(text: str) -> list[Value]:
     """Every comparable value in `text` with its span; overlapping matches keep the first kind."""
     found: list[Value] = []
     taken: list[tuple[int, int]] = []
-    for kind, pattern in _PATTERNS:
+    # dates first, then amounts of money as this corpus writes them (its glossary's currency)
+    money = [("amount", p) for p in money_patterns()]
+    for kind, pattern in [_PATTERNS[0], *money, *_PATTERNS[1:]]:
         for m in pattern.finditer(text):
             if any(m.start() < e and s < m.end() for s, e in taken):
                 continue

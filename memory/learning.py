@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pipeline.text import first_named
+from pipeline.text import first_named, split_sentences
 
 PREFERENCE_KEYS = ("length", "format", "show_quotes", "programme", "year", "department")
 PREFERENCE_CHOICES = {
@@ -114,25 +114,6 @@ _YEAR_WORDS = {
 _YEAR = re.compile(
     r"\b(first|1st|second|2nd|third|3rd|fourth|4th|fifth|5th|final)[- ]year\b|\bin (my )?year ([1-5])\b", re.I
 )
-_DEPARTMENTS = {
-    "cse": "CSE",
-    "computer science": "CSE",
-    "ece": "ECE",
-    "electronics": "ECE",
-    "eee": "EEE",
-    "electrical": "EEE",
-    "mechanical": "ME",
-    "mech": "ME",
-    "civil": "Civil",
-    "it": "IT",
-    "information technology": "IT",
-    "chemical": "Chemical",
-}
-_DEPARTMENT = re.compile(
-    r"\b(cse|computer science|ece|electronics|eee|electrical|mechanical|mech|civil|"
-    r"information technology|chemical)\b|\b(IT)\b(?= (student|department|branch))",
-    re.I,
-)
 # "I'm a third-year B.Tech CSE student", "I am in the M.Tech programme", "I study MCA"
 _SELF_PROFILE = re.compile(
     r"\b(i'?m|i am|i study|i'm studying|i am studying|i'm doing|i am doing|i'm enrolled in|"
@@ -167,18 +148,10 @@ def _is_question(sentence: str) -> bool:
     )
 
 
-_ABBREVIATION = re.compile(r"\b(Dr|Mr|Ms|Mrs|Prof|St|No|Rs)\.$", re.I)
-
-
 def sentences(text: str) -> list[str]:
-    """Split on sentence ends, but not after "Dr." or "Rs." ("my advisor is Dr. Rao")."""
-    out: list[str] = []
-    for piece in re.split(r"(?<=[.!?])[ \t]+|\n+", text.strip()):
-        if out and _ABBREVIATION.search(out[-1]):
-            out[-1] = f"{out[-1]} {piece}"
-        elif piece.strip():
-            out.append(piece)
-    return [s.strip() for s in out if s.strip()]
+    """The sentences of a chat message, line by line, split as policy text is (pipeline.text), so
+    "my advisor is Dr. Rao" or the corpus glossary's abbreviations ("Rs. 500") do not end one."""
+    return [s for line in text.splitlines() for s in split_sentences(line)]
 
 
 def learn_from(text: str) -> tuple[list[Learned], str]:
@@ -234,9 +207,9 @@ def _profile(sentence: str) -> list[Learned]:
     if year:
         n = _YEAR_WORDS[year.group(1).lower()] if year.group(1) else int(year.group(3))
         found.append(Learned("preference", "year", n, f"Noted: you are in year {n}."))
-    dept = _DEPARTMENT.search(sentence)
-    if dept:
-        name = _DEPARTMENTS[(dept.group(1) or dept.group(2)).lower()]
+    department = first_named(sentence, "departments")  # the corpus glossary's departments
+    if department:
+        name = department[0]
         found.append(Learned("preference", "department", name, f"Noted: your department is {name}."))
     return found
 

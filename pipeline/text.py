@@ -137,6 +137,17 @@ def _alias_pattern(alias: str) -> str:
     return r"\.?\s?".join(parts).replace(r"\ ", r"\s+") + (r"\.?" if alias.endswith(".") else "")
 
 
+def _name_alias_pattern(name: str, alias: str) -> str:
+    """An alias of a named group as a regex, in any case, except the name itself where it is an
+    acronym that is also an everyday English word ("IT", "ME", "US" beside "it", "me", "us"): that
+    one matches only as written. Everyday means Zipf ≥ 5 in wordfreq's English list."""
+    from pipeline.word_rarity import zipf
+
+    if alias == name.lower() and name.isupper() and name.isalpha() and zipf(alias) >= 5.0:
+        return f"(?-i:{_alias_pattern(name)})"
+    return _alias_pattern(alias)
+
+
 @dataclass(frozen=True)
 class _Lexicon:
     """Tables built from one glossary: stems, patterns and sets that the functions below read."""
@@ -151,6 +162,7 @@ class _Lexicon:
     abbreviation_end: re.Pattern[str]
     named: dict[str, dict[str, re.Pattern[str]]]  # kind → name → pattern of its aliases
     offices: re.Pattern[str] | None  # the glossary's office names, or None
+    money: tuple[re.Pattern[str], ...]  # an amount of money with its currency before or after it
 
 
 def _synonym_table(glossary: _glossary.Glossary) -> dict[str, str]:
@@ -190,10 +202,16 @@ def _build_lexicon(glossary: _glossary.Glossary) -> _Lexicon:
     number = re.compile(
         rf"(?P<cur>(?:{prefix})\.?\s*)?(?P<num>\d+(?:,\d{{3}})*(?:\.\d+)?)\s*(?P<unit>{unit})?", re.IGNORECASE
     )
+    amount = r"(?P<num>\d[\d,]*(?:\.\d+)?)"
+    money = (re.compile(rf"(?:{prefix})\.?\s*{amount}", re.IGNORECASE),) + (
+        (re.compile(rf"{amount}\s*(?:{suffix})\b", re.IGNORECASE),) if suffix else ()
+    )
     abbreviations = "|".join((*_ABBREVIATIONS, *(re.escape(a.rstrip(".")) for a in glossary.abbreviations)))
     named = {
         kind: {
-            name: re.compile(r"(?<!\w)(?:" + "|".join(_alias_pattern(a) for a in aliases) + r")s?(?!\w)", re.I)
+            name: re.compile(
+                r"(?<!\w)(?:" + "|".join(_name_alias_pattern(name, a) for a in aliases) + r")s?(?!\w)", re.I
+            )
             for name, aliases in names.items()
         }
         for kind, names in glossary.named_groups.items()
@@ -210,6 +228,7 @@ def _build_lexicon(glossary: _glossary.Glossary) -> _Lexicon:
         number=number,
         abbreviation_end=re.compile(rf"\b(?:{abbreviations})\.$"),
         named=named,
+        money=money,
         offices=re.compile(r"(?<!\w)(?:" + "|".join(_alias_pattern(o) for o in glossary.offices) + r")(?!\w)", re.I)
         if glossary.offices
         else None,
@@ -243,6 +262,12 @@ def is_currency(term: str) -> bool:
 def money_words() -> frozenset[str]:
     """Words (as written) that make a question ask about money."""
     return _lexicon().money_words
+
+
+def money_patterns() -> tuple[re.Pattern[str], ...]:
+    """Regexes for an amount of money as the corpus writes it ("$40", "Rs. 500", "40 euros"); each
+    has the number in its group `num`."""
+    return _lexicon().money
 
 
 def money_terms() -> frozenset[str]:

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from governance.contradictions import extract_values
 from pipeline import glossary
 from pipeline.glossary import Glossary, GlossaryError
 from pipeline.text import (
@@ -24,6 +25,8 @@ generic_terms: [employee]
 named_groups:
   grades:
     senior: [sr.]
+  teams:
+    IT: [information technology]
 currency: [EUR, €, euros]
 money_words: [reimbursement]
 abbreviations: [Dept]
@@ -62,6 +65,11 @@ def test_a_corpus_with_a_tiny_glossary_gets_its_words(tmp_path: Path, active):
     assert quantities("EUR 40 or €40 or 40 euros") == {"money:40"}
     assert "reimbursement" in money_words() and "euros" in money_words()
     assert split_sentences("Ask the Dept. Office. Then wait.") == ["Ask the Dept. Office.", "Then wait."]
+    assert named_in("IT staff and information technology") == {"IT"}
+    assert named_in("ask it, then leave it") == frozenset()  # an acronym that is an English word: as written
+    assert extract_values("a fee of EUR 40, or 50 euros") and {
+        v.value for v in extract_values("EUR 40 or 50 euros")
+    } == {"40", "50"}
     assert "section" not in canonical_terms("the payroll  section decides")  # an office: one word
     assert "section" in canonical_terms("Which section of the form is mine?")
     active(Glossary.load(tmp_path / "nowhere"))
@@ -81,15 +89,18 @@ def test_the_engine_uses_its_documents_glossary_and_no_other(tmp_path: Path, act
     assert canonical_terms("recheck") != canonical_terms("revaluation")
 
 
-@pytest.mark.parametrize("text, message", [
-    ("synonyms: [a, b]\n", "synonyms: expected a mapping"),
-    ("synonyms:\n  fee: [cost]\n  price: [cost]\n", "'cost' is listed under both 'fee' and 'price'"),
-    ("currency: {a: 1}\n", "currency: expected a list of words"),
-    ("colours: [red]\n", "unknown key(s) colours"),
-    ("synonyms:\n  leave: [annual leave]\n", "'annual leave' is not one word"),
-    ("synonyms: {fee: [cost\n", "cannot be read as YAML"),
-    ("- just\n- a list\n", "expected a mapping with keys"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("synonyms: [a, b]\n", "synonyms: expected a mapping"),
+        ("synonyms:\n  fee: [cost]\n  price: [cost]\n", "'cost' is listed under both 'fee' and 'price'"),
+        ("currency: {a: 1}\n", "currency: expected a list of words"),
+        ("colours: [red]\n", "unknown key(s) colours"),
+        ("synonyms:\n  leave: [annual leave]\n", "'annual leave' is not one word"),
+        ("synonyms: {fee: [cost\n", "cannot be read as YAML"),
+        ("- just\n- a list\n", "expected a mapping with keys"),
+    ],
+)
 def test_a_malformed_glossary_is_refused_naming_the_file(tmp_path: Path, text: str, message: str):
     (tmp_path / "glossary.yaml").write_text(text, encoding="utf-8")
     with pytest.raises(GlossaryError) as error:
