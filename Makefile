@@ -12,10 +12,7 @@ export XDG_CACHE_HOME := $(CURDIR)/.cache
 export MPLCONFIGDIR := $(CURDIR)/.cache/matplotlib
 # Linted and type-checked code (the issue's scope; tests and scenarios are not checked yet).
 LINT_PATHS := pipeline memory governance ui app.py
-# `make test` runs ruff (lint + format check) first; `make lint` adds mypy, which still reports
-# errors (mostly Gradio's `api_name=False` typed as `str | None`, and `**dict` keyword arguments):
-# with LINT=1, `make test` runs all of `make lint`.
-LINT ?= 0
+# `make test` runs `make lint` first: ruff (lint + format check), then mypy.
 
 .PHONY: run test lint ruff install install-dev browser scenarios bench golden venv
 
@@ -49,12 +46,7 @@ ruff: install-dev
 lint: ruff
 	$(PY) -m mypy $(LINT_PATHS)
 
-ifeq ($(LINT),1)
-test: lint
-else
-test: ruff
-endif
-test: install-dev browser
+test: lint install-dev browser
 	HF_HUB_OFFLINE=1 $(PY) -m pytest
 
 golden: install

@@ -73,7 +73,7 @@ def validate_username(username: str) -> str:
     return username
 
 
-def validate_password(password: str) -> str:
+def validate_password(password: str | None) -> str:
     if not isinstance(password, str) or not MIN_PASSWORD_CHARS <= len(password) <= MAX_PASSWORD_CHARS:
         raise ValueError(f"A password has {MIN_PASSWORD_CHARS} to {MAX_PASSWORD_CHARS} characters.")
     return password
@@ -375,7 +375,7 @@ class AccountStore:
         row = self._row(name)
         stored = row.get("password", "") if row and row.get("provider", "local") == "local" else ""
         ok = verify_password(password or "", stored or _DUMMY_HASH) and bool(stored)
-        if not ok:
+        if not ok or row is None:  # ok only with a row: without one nothing is stored
             self.throttle.failed(name, address)
             time.sleep(self.failure_delay_s)
             raise LoginRefused("Wrong username or password.")

@@ -80,7 +80,8 @@ def overview(records: list[dict], section_of: dict[str, str] | None = None) -> d
     the most-cited documents and sections."""
     by_day: dict[str, Counter] = defaultdict(Counter)
     sigmas, taus, latencies = [], [], []
-    docs, sections = Counter(), Counter()
+    docs: Counter[str] = Counter()
+    sections: Counter[str] = Counter()
     for r in records:
         by_day[str(r.get("ts", ""))[:10]][str(r.get("decision", ""))] += 1
         if isinstance(r.get("sigma"), (int, float)):

@@ -511,8 +511,9 @@ class DocumentLibrary:
                 return ""
             self._rollback(plan)
             self.journal.clear_journal()
+            # `event` names this record (append's first argument); the interrupted change's event is `change`.
             self.audit.append(
-                "document_change_rolled_back", "system", doc_id=plan.get("doc_id", ""), event=plan.get("event", "")
+                "document_change_rolled_back", "system", doc_id=plan.get("doc_id", ""), change=plan.get("event", "")
             )
             return "rolled_back"
 

@@ -100,7 +100,7 @@ class MemoryService:
         order: dict[str, float] = {}
         for r in rows:
             order[r["session_id"]] = max(order.get(r["session_id"], 0), r["ts"])
-        return sorted(order, key=order.get)
+        return sorted(order, key=lambda sid: order[sid])
 
     # -- learning -------------------------------------------------------------------------------
     def learn(self, identity: Identity, session_id: str, text: str) -> tuple[list[str], bool]:
@@ -154,11 +154,10 @@ class MemoryService:
         """Form only: length, format, quotes, programme-first. Never evidence, never σ."""
         require(identity, "chat")
         prefs = {k: r["value"] for k, r in self._preferences(identity).items()}
-        length = prefs.get("length") if prefs.get("length") in PREFERENCE_CHOICES["length"] else "standard"
-        fmt = prefs.get("format") if prefs.get("format") in PREFERENCE_CHOICES["format"] else "prose"
+        length, fmt = prefs.get("length"), prefs.get("format")
         return AnswerStyle(
-            length=length,
-            format=fmt,
+            length=length if length in PREFERENCE_CHOICES["length"] else "standard",
+            format=fmt if fmt in PREFERENCE_CHOICES["format"] else "prose",
             show_quotes=bool(prefs.get("show_quotes", True)),
             programme=str(prefs.get("programme") or ""),
         )
@@ -206,7 +205,7 @@ class MemoryService:
         if key == "show_quotes" and isinstance(value, str):
             value = value.strip().lower() in ("true", "yes", "on", "1", "show")
         if key in ("length", "format") and value not in PREFERENCE_CHOICES[key]:
-            raise ValueError(f"{key} must be one of: {', '.join(PREFERENCE_CHOICES[key])}.")
+            raise ValueError(f"{key} must be one of: {', '.join(map(str, PREFERENCE_CHOICES[key]))}.")
         if isinstance(value, str):
             value = value.strip()[:80]
         self._upsert(identity, "preferences", key, value)

@@ -65,7 +65,7 @@ def _head_noun(question: str) -> str | None:
 def _qualifiers(question: str) -> list[str]:
     """Words that restrict the question to a group or kind: 'part-time' in 'for part-time students'.
     'for my remaining courses' restricts nothing: a phrase with a stop word is skipped."""
-    out = []
+    out: list[str] = []
     for match in _QUALIFIER.finditer(question):
         words = match.group(1).split()
         if not any(w in STOPWORDS for w in words):
@@ -104,7 +104,7 @@ def _unmet_polar(question: str, evidence_terms: set[str]) -> str | None:
     asking = [s for s in split_sentences(question) if s.rstrip().endswith("?") and _POLAR.match(s)]
     if not asking:
         return None
-    absent = {}
+    absent: dict[str, str] = {}
     for term, surface in canonical_terms_with_surface(asking[-1]):
         if (
             term in evidence_terms

@@ -201,7 +201,8 @@ def _from_pdf(data: bytes, name: str, kind: str) -> Converted:
         lines: list[tuple[str, float]] = []
         for page in reader.pages:
             lines.extend(_pdf_lines(page))
-        info_title = str((reader.metadata or {}).get("/Title", "") or "").strip()
+        metadata = reader.metadata
+        info_title = str(metadata.get("/Title", "") or "").strip() if metadata else ""
     except ConversionRefused:
         raise
     except (PdfReadError, ValueError, KeyError, TypeError, OSError) as exc:

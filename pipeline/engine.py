@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import TypedDict
 
 import numpy as np
 from llama_index.core.schema import NodeWithScore, QueryBundle
@@ -27,7 +28,7 @@ from pipeline.index import ChunkIndex, IngestReport
 from pipeline.instructions import ACTION_REFUSAL, INSTRUCTIONS_ONLY, is_action_request, set_aside_instructions
 from pipeline.querylog import append_query_log
 from pipeline.question_parts import QuestionPart, question_parts
-from pipeline.records import Answer, AnswerStyle
+from pipeline.records import Answer, AnswerStyle, SupportScore
 from pipeline.support import GateResult, SupportPostprocessor
 from pipeline.synthesis import ExtractiveSynthesizer
 from pipeline.term_stats import TermStats
@@ -63,6 +64,15 @@ def _nearest(nodes: list[NodeWithScore], limit: int = 3) -> list[dict]:
         if len(out) == limit:
             break
     return out
+
+
+class _Shared(TypedDict):
+    """The fields every reply to one question carries, passed to `Answer` as keywords."""
+
+    query: str
+    rewritten_query: str
+    support: SupportScore
+    nearest_sections: list[dict]
 
 
 _PART_SEARCHES = ThreadPoolExecutor(max_workers=2, thread_name_prefix="part-search")
@@ -292,7 +302,7 @@ class AnswerEngine:
         gated: bool = True,
         on_token: Callable[[str], None] | None = None,
     ) -> Answer:
-        common = {
+        common: _Shared = {
             "query": question,
             "rewritten_query": query if query != question else "",
             "support": gate.support,

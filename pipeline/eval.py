@@ -234,6 +234,7 @@ def tune(engine, items: list[dict]) -> dict:
             objective = (precision >= 0.95, round(min(answer_rate, recall), 4), answer_rate + recall)
             if best is None or objective > best[0]:
                 best = (objective, l1, l2, l3, tau, answer_rate, precision, recall)
+    assert best is not None  # the grid is fixed and not empty
     _, l1, l2, l3, tau, answer_rate, precision, recall = best
     return {
         "lambda_sim": l1,

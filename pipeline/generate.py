@@ -307,7 +307,7 @@ class GenerativeAnswerer:
         timings: dict[str, float] | None = None,
     ) -> Answer:
         timings = timings if timings is not None else {}
-        info = {
+        info: dict[str, object] = {
             "mode": "generated",
             "backend": "openai-compatible",
             "model": self.backend.model,

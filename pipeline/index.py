@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 import chromadb
 from chromadb.api import ClientAPI
@@ -20,7 +21,6 @@ from chromadb.config import Settings as ChromaSettings
 from llama_index.core import Settings, VectorStoreIndex
 from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.llms import MockLLM
-from llama_index.core.retrievers import VectorIndexRetriever
 from llama_index.core.schema import NodeRelationship, NodeWithScore, QueryBundle, RelatedNodeInfo, TextNode
 from llama_index.core.vector_stores import MetadataFilter, MetadataFilters
 from llama_index.core.vector_stores.utils import metadata_dict_to_node
@@ -41,6 +41,16 @@ _EMBED_SLICE = 64  # texts per call to the model: its lock is released between c
 # Chroma's metadata-filtered search costs ~0.1 s at 30k chunks and ~1 s at 100k; an unfiltered
 # search over-fetching by the number of deprecated chunks returns the same top-k active chunks.
 MAX_OVERFETCH = 200
+
+_T = TypeVar("_T")
+
+
+def _included(values: _T | None, name: str) -> _T:
+    """A field of a Chroma `get` result that was asked for in `include`: Chroma types every such
+    field as optional, since it is None when it was not asked for."""
+    if values is None:
+        raise RuntimeError(f"Chroma returned no {name} though they were asked for")
+    return values
 
 
 @dataclass
@@ -151,7 +161,7 @@ class ChunkIndex:
     def retriever(self, top_k: int) -> ActiveChunkRetriever:
         return ActiveChunkRetriever(self, top_k)
 
-    def filtered_retriever(self, top_k: int) -> VectorIndexRetriever:
+    def filtered_retriever(self, top_k: int) -> BaseRetriever:
         filters = MetadataFilters(filters=[MetadataFilter(key="status", value=ACTIVE)])
         return self.index.as_retriever(similarity_top_k=top_k, filters=filters)
 
@@ -171,21 +181,29 @@ class ChunkIndex:
         if where:
             kwargs["where"] = where
         result = self.collection.get(**kwargs)
+        metadatas = _included(result["metadatas"], "metadatas")
+        documents = _included(result["documents"], "documents")
+        embeddings = result["embeddings"] if with_embeddings else None
+        if with_embeddings and embeddings is None:
+            raise RuntimeError("Chroma returned no embeddings though they were asked for")
         nodes = []
         for i, node_id in enumerate(result["ids"]):
-            node = metadata_dict_to_node(result["metadatas"][i], text=result["documents"][i])
+            node = metadata_dict_to_node(dict(metadatas[i]), text=documents[i])
+            if not isinstance(node, TextNode):
+                raise TypeError(f"chunk {node_id} is stored as a {type(node).__name__}, not a TextNode")
             node.id_ = node_id
-            if with_embeddings:
-                node.embedding = list(map(float, result["embeddings"][i]))
+            if embeddings is not None:
+                node.embedding = list(map(float, embeddings[i]))
             nodes.append(node)
         return nodes
 
     def active_texts(self) -> list[str]:
-        return list(self.collection.get(where={"status": ACTIVE}, include=["documents"])["documents"])
+        result = self.collection.get(where={"status": ACTIVE}, include=["documents"])
+        return list(_included(result["documents"], "documents"))
 
     def doc_ids(self) -> list[str]:
-        metas = self.collection.get(include=["metadatas"])["metadatas"]
-        return sorted({m.get("doc_id", "") for m in metas})
+        metas = _included(self.collection.get(include=["metadatas"])["metadatas"], "metadatas")
+        return sorted({str(m.get("doc_id", "")) for m in metas})
 
     # -- writing -------------------------------------------------------------------------------
     def embed_texts(self, texts: list[str]) -> list[list[float]]:
@@ -223,7 +241,8 @@ class ChunkIndex:
             self.sentence_vectors.compute((n.node_id, n.get_content()) for n in nodes)
         with self.write_lock:
             for start in range(0, len(nodes), _ADD_BATCH):
-                self.vector_store.add(nodes[start : start + _ADD_BATCH])
+                # add() is typed list[BaseNode] and a list is invariant to mypy; it only reads the nodes.
+                self.vector_store.add(nodes[start : start + _ADD_BATCH])  # type: ignore[arg-type]
 
     def delete(self, ids: list[str]) -> None:
         if ids:
@@ -242,7 +261,7 @@ class ChunkIndex:
                 node.relationships[NodeRelationship.SOURCE] = RelatedNodeInfo(node_id=node.metadata["doc_id"])
             if nodes:
                 self.collection.delete(ids=[n.node_id for n in nodes])
-                self.vector_store.add(nodes)
+                self.vector_store.add(nodes)  # type: ignore[arg-type]  # as in add_nodes
 
     @staticmethod
     def _embed_text(node: TextNode) -> str:
@@ -274,7 +293,7 @@ class ChunkIndex:
             report.chunks_total += len(chunks)
             report.issues.extend(audit_chunks(chunks, min_words, max_words))
             existing = self.collection.get(where={"doc_id": doc.doc_id}, include=["metadatas"])
-            known = dict(zip(existing["ids"], existing["metadatas"], strict=False))
+            known = dict(zip(existing["ids"], _included(existing["metadatas"], "metadatas"), strict=False))
             wanted = {c.chunk_id for c in chunks}
             for chunk in chunks:
                 if chunk.chunk_id in known:

@@ -48,7 +48,8 @@ def is_action_request(message: str) -> bool:
 
 def set_aside_instructions(message: str) -> tuple[str, list[str]]:
     """(the message without its instruction sentences, the sentences set aside)."""
-    kept, removed = [], []
+    kept: list[str] = []
+    removed: list[str] = []
     for sentence in split_sentences(message):
         (removed if _INSTRUCTION.search(sentence) else kept).append(sentence)
     return " ".join(kept).strip(), removed

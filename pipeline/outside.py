@@ -67,7 +67,8 @@ def squad_corpus(
     articles = load_squad(squad)
     titles = split_articles(list(articles), seed)[part]
     folder.mkdir(parents=True, exist_ok=True)
-    positives, negatives = [], []
+    positives: list[OutsideItem] = []
+    negatives: list[OutsideItem] = []
     for title in titles:
         paragraphs = articles[title]
         (folder / f"{title}.txt").write_text("\n\n".join(p["context"] for p in paragraphs) + "\n", encoding="utf-8")

@@ -220,7 +220,7 @@ def _apart(query: str, found_weights: dict[str, float], terms_by_text: list[set[
     """
     if len(found_weights) < 2 or len(terms_by_text) < 2 or question_parts(query):
         return None
-    first, second = sorted(found_weights, key=found_weights.get, reverse=True)[:2]
+    first, second = sorted(found_weights, key=lambda term: found_weights[term], reverse=True)[:2]
     if any(first in terms and second in terms for terms in terms_by_text):
         return None
     return f"{first} and {second} together"
@@ -273,7 +273,7 @@ class SupportPostprocessor(BaseNodePostprocessor):
                 node.score = node.node.metadata["support_cosine"]
         nodes = sorted(nodes, key=lambda n: n.score or 0.0, reverse=True)
         evidence = _evidence_window(nodes, self.evidence_margin, self.evidence_limit)
-        sim = evidence[0].score if evidence else 0.0
+        sim = (evidence[0].score or 0.0) if evidence else 0.0  # no score ranks as 0, as in the sort
         texts = [self._text(n) for n in evidence]
         coverage, missing = coverage_of(query, texts, self._stats, self.rules) if evidence else (0.0, ())
         if evidence and self.coverage_source == "model" and self._answerability is not None:

@@ -88,7 +88,7 @@ def build_admin_tab(service: WarrantService, identity_of: Callable[[gr.Request],
             return "", gr.update(), gr.update()
 
     if isinstance(Context.root_block, gr.Blocks):
-        Context.root_block.load(on_load, None, outputs, api_name=False)
+        Context.root_block.load(on_load, None, outputs, api_visibility="private")
 
     build_backend_panel(service, identity_of)
 
@@ -132,4 +132,4 @@ def build_backend_panel(service: WarrantService, identity_of: Callable[[gr.Reque
 
     refresh.click(current, None, shown, api_name="answer_backend")
     if isinstance(Context.root_block, gr.Blocks):
-        Context.root_block.load(current, None, shown, api_name=False)
+        Context.root_block.load(current, None, shown, api_visibility="private")

@@ -79,7 +79,7 @@ def build_blocks(service: WarrantService, identity_of: Callable[[gr.Request], Id
             )
 
         outputs = [header, review_tab, admin_tab, documents_tab, insights_tab]
-        blocks.load(on_load, None, outputs, api_name=False)
+        blocks.load(on_load, None, outputs, api_visibility="private")
     # Queue positions go out once a second instead of to every waiting browser after every finished
     # turn: with 20 users waiting, the per-turn broadcast cost more than the answer (see bench.md).
     blocks.queue(status_update_rate=1)

@@ -12,6 +12,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterator
+from typing import TypedDict, TypeVar
 
 import gradio as gr
 from gradio.context import Context
@@ -24,9 +25,17 @@ _LOG = logging.getLogger("warrant.ui")
 _GENERIC_ERROR = "Something went wrong while answering; please try again. The error was logged."
 _DONE = object()
 STREAM_UPDATE_S = 0.1  # at most ten partial updates a second go to the browser
+_R = TypeVar("_R")
 
 
-def _turn_with_stream(run: Callable[[Callable[[str], None]], object]) -> Iterator[tuple[str, object]]:
+class _Concurrency(TypedDict):
+    """The keyword arguments that put a Gradio event in a concurrency group."""
+
+    concurrency_limit: int
+    concurrency_id: str
+
+
+def _turn_with_stream(run: Callable[[Callable[[str], None]], _R]) -> Iterator[tuple[str, str | _R | Exception]]:
     """Run one chat turn in a worker thread; yield ("partial", text so far) while an LLM writes,
     then ("result", TurnResult) or ("error", exception). Partial texts are coalesced."""
     updates: queue.Queue = queue.Queue()
@@ -90,12 +99,13 @@ def build_chat_tab(service: WarrantService, identity_of: Callable[[gr.Request], 
         except PermissionDenied as exc:
             yield reply(user_bubble(str(exc)))
             return
-        for kind, value in _turn_with_stream(lambda on_token: service.chat(identity, text, sid or None, on_token)):
-            if kind == "partial":
+        # ("partial", text so far)*, then ("result", TurnResult) or ("error", exception): told apart by type.
+        for _kind, value in _turn_with_stream(lambda on_token: service.chat(identity, text, sid or None, on_token)):
+            if isinstance(value, str):
                 yield reply(streaming_bubble(value))
-            elif kind == "error" and isinstance(value, (PermissionDenied, ValueError)):
+            elif isinstance(value, (PermissionDenied, ValueError)):
                 yield reply(user_bubble(str(value)))
-            elif kind == "error":  # never a stack trace in the browser; the server log keeps it
+            elif isinstance(value, Exception):  # never a stack trace in the browser; the server log keeps it
                 _LOG.error("chat turn failed", exc_info=value)
                 yield reply(_GENERIC_ERROR)
             else:
@@ -117,9 +127,9 @@ def build_chat_tab(service: WarrantService, identity_of: Callable[[gr.Request], 
 
     outputs = [chatbot, message, session_id, support, sources]
     # Both triggers share one limit: the Ask button and Enter are the same kind of turn.
-    limit = {"concurrency_limit": service.config.chat_concurrency, "concurrency_id": "chat-turn"}
+    limit: _Concurrency = {"concurrency_limit": service.config.chat_concurrency, "concurrency_id": "chat-turn"}
     send.click(ask, [message, chatbot, session_id], outputs, api_name="ask", **limit)
-    message.submit(ask, [message, chatbot, session_id], outputs, api_name=False, **limit)
+    message.submit(ask, [message, chatbot, session_id], outputs, api_visibility="private", **limit)
     new.click(start_new, None, [chatbot, session_id, support, sources], api_name="new_conversation")
 
     def restore(request: gr.Request):
@@ -132,4 +142,4 @@ def build_chat_tab(service: WarrantService, identity_of: Callable[[gr.Request], 
         return history_messages(turns), sid, support_html(last), sources_html(last)
 
     if isinstance(Context.root_block, gr.Blocks):
-        Context.root_block.load(restore, None, [chatbot, session_id, support, sources], api_name=False)
+        Context.root_block.load(restore, None, [chatbot, session_id, support, sources], api_visibility="private")

@@ -9,6 +9,7 @@ must be an upload (`ui.uploads.uploaded_path`).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypedDict
 
 import gradio as gr
 from gradio.context import Context
@@ -22,6 +23,13 @@ from ui.uploads import uploaded_path
 _LIBRARY_HEADERS = ["doc_id", "title", "version", "effective date", "chunks", "status", "uploaded by", "uploaded at"]
 _CHUNK_HEADERS = ["chunk id", "section", "version", "status", "origin", "words"]
 _LIMIT_MB = MAX_UPLOAD_BYTES // 1048576
+
+
+class _Concurrency(TypedDict):
+    """The keyword arguments that put a Gradio event in a concurrency group."""
+
+    concurrency_limit: int
+    concurrency_id: str
 
 
 def _files(value) -> list[tuple[bytes, str]]:
@@ -182,7 +190,7 @@ def build_documents_tab(service: WarrantService, identity_of: Callable[[gr.Reque
 
     # Indexing runs beside chat turns (its own concurrency group), and releases the model between
     # slices of texts, so other users keep getting answers while a large upload is embedded.
-    slow = {"concurrency_limit": 1, "concurrency_id": "documents"}
+    slow: _Concurrency = {"concurrency_limit": 1, "concurrency_id": "documents"}
     check.click(
         on_check,
         [files, title, version, effective],
@@ -196,7 +204,7 @@ def build_documents_tab(service: WarrantService, identity_of: Callable[[gr.Reque
     retire.click(on_retire, [doc_id, reason], [status, table], api_name="documents_retire", **slow)
     restore.click(on_restore, [doc_id], [status, table], api_name="documents_restore", **slow)
     replace.click(on_replace, [doc_id, new_version], [status, table], api_name="documents_replace", **slow)
-    table.select(on_select, [table], [doc_id], api_name=False)
+    table.select(on_select, [table], [doc_id], api_visibility="private")
 
     def on_load(request: gr.Request):
         try:
@@ -205,4 +213,4 @@ def build_documents_tab(service: WarrantService, identity_of: Callable[[gr.Reque
             return gr.update()
 
     if isinstance(Context.root_block, gr.Blocks):
-        Context.root_block.load(on_load, None, [table], api_name=False)
+        Context.root_block.load(on_load, None, [table], api_visibility="private")

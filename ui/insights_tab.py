@@ -144,5 +144,5 @@ def build_insights_tab(
 
     refresh.click(on_refresh, None, [summary, rates, sigmas, cited, claims, gaps], api_name="insights_refresh")
     if tab is not None:
-        tab.select(on_refresh, None, [summary, rates, sigmas, cited, claims, gaps], api_name=False)
+        tab.select(on_refresh, None, [summary, rates, sigmas, cited, claims, gaps], api_visibility="private")
     export.click(on_export, None, [summary, csv_file], api_name="insights_gaps_csv")

@@ -106,7 +106,7 @@ def add_login_routes(
         session: Session | None = cookies.session(request.cookies.get(COOKIE_NAME))
         response = await call_next(request)
         renewed = cookies.renewed(session) if session is not None and request.url.path != "/logout" else None
-        if renewed and COOKIE_NAME not in response.headers.get("set-cookie", ""):
+        if renewed and session is not None and COOKIE_NAME not in response.headers.get("set-cookie", ""):
             set_session_cookie(response, cookies, session.username, cross_site, token=renewed)
         return response
 

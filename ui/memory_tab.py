@@ -147,7 +147,7 @@ def build_memory_tab(service: WarrantService, identity_of: Callable[[gr.Request]
     clear.click(on_clear, inputs=None, outputs=outputs)
     forget.click(on_forget, inputs=[confirm], outputs=outputs)
     fact_key.input(on_pick_fact, inputs=[fact_key], outputs=[fact_value])
-    if hasattr(Context.block, "select"):  # re-read when the user opens the tab
+    if Context.block is not None and hasattr(Context.block, "select"):  # re-read when the user opens the tab
         Context.block.select(on_load, inputs=None, outputs=outputs)
     if isinstance(Context.root_block, gr.Blocks):
         Context.root_block.load(on_load, inputs=None, outputs=outputs)

@@ -170,10 +170,10 @@ def build_review_tab(service: WarrantService, identity_of: Callable[[gr.Request]
 
     ticket_outputs = [message, details, chunk, current, proposed]
     refresh.click(show_queue, [status_filter], [message, queue], api_name="review_queue")
-    status_filter.change(show_queue, [status_filter], [message, queue], api_name=False)
+    status_filter.change(show_queue, [status_filter], [message, queue], api_visibility="private")
     load.click(open_ticket, [ticket_id], ticket_outputs, api_name="review_ticket")
-    queue.select(pick_row, [queue], [ticket_id, *ticket_outputs], api_name=False)
-    chunk.change(pick_chunk, [ticket_id, chunk], [current, proposed], api_name=False)
+    queue.select(pick_row, [queue], [ticket_id, *ticket_outputs], api_visibility="private")
+    chunk.change(pick_chunk, [ticket_id, chunk], [current, proposed], api_visibility="private")
     save.click(save_text, [ticket_id, chunk, proposed], [message], api_name="review_edit")
     approve.click(
         decide("approve"), [ticket_id, reason, status_filter], [*ticket_outputs, queue], api_name="review_approve"

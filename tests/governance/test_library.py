@@ -148,3 +148,14 @@ def test_a_failure_halfway_leaves_the_index_as_it_was(library, monkeypatch):
     assert _snapshot(library) == before
     assert {c["chunk_id"]: c["status"] for c in library.chunks(ADMIN, "research-ethics")} == statuses
     assert not library.journal.journal_path.exists()
+
+
+def test_a_change_left_half_done_by_a_killed_process_is_rolled_back_and_audited(library):
+    plan = {"event": "document_added", "doc_id": "gone", "phase": "applying", "old": [], "changes": {}, "new": []}
+    library.journal.write_journal(plan)
+    assert library.recover() == "rolled_back"
+    last = library.audit.records()[-1]
+    assert last["event"] == "document_change_rolled_back"
+    assert last["details"] == {"doc_id": "gone", "change": "document_added"}
+    assert not library.journal.journal_path.exists()
+    assert library.recover() == ""
