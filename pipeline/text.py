@@ -50,7 +50,9 @@ MONEY_WORDS = frozenset(
     "price money remuneration honorarium".split()
 )
 _MONEY_NOUNS = ("fee", "stipend", "honorarium", "remuneration", "money")
-_CURRENCY_SIGNS = ("$",)
+# Every currency sign Unicode knows ($, €, £, ¥, ₹, …: category Sc): a sign says "money" in any
+# corpus. Currency words and abbreviations ("Rs.", "EUR", "euros") come from the glossary.
+_CURRENCY_SIGNS = tuple(c for c in map(chr, range(0x20, 0x20D0)) if unicodedata.category(c) == "Sc")
 
 _NEGATIONS = frozenset({"not", "no", "never", "cannot", "can't", "nor", "without", "neither", "none"})
 

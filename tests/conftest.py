@@ -59,6 +59,19 @@ total fine exceeds Rs. 200 until the fine is paid at the circulation desk.
 """
 
 
+# The tiny corpus's own words, for a test whose app must know them as the demo's do: amounts in
+# rupees ("Rs. 500") and programme names. Without it, a folder has no glossary: "$" is its only
+# currency and "B.Tech" no programme (another organisation's words never leak in).
+TINY_GLOSSARY = """\
+named_groups:
+  programmes:
+    B.Tech: []
+    M.Tech: []
+currency: [Rs]
+abbreviations: [Rs]
+"""
+
+
 @functools.lru_cache(maxsize=1)
 def _demo_glossary():
     from pipeline.glossary import Glossary
@@ -93,6 +106,14 @@ def tiny_docs(tmp_path: Path) -> Path:
     (docs / "fees.md").write_text(TINY_FEES, encoding="utf-8")
     (docs / "library.md").write_text(TINY_LIBRARY, encoding="utf-8")
     return docs
+
+
+@pytest.fixture()
+def tiny_docs_in_rupees(tiny_docs: Path) -> Path:
+    """The tiny corpus with its glossary (TINY_GLOSSARY): for an app that must read "Rs. 800" in a
+    claim as money, or "B.Tech" as a programme."""
+    (tiny_docs / "glossary.yaml").write_text(TINY_GLOSSARY, encoding="utf-8")
+    return tiny_docs
 
 
 @pytest.fixture()

@@ -19,10 +19,10 @@ QUESTION = "What is the revaluation fee?"
 
 
 @pytest.fixture()
-def service(tmp_path, tiny_docs, embed_model):
+def service(tmp_path, tiny_docs_in_rupees, embed_model):
     from ui.service import WarrantService
 
-    config = dataclasses.replace(load_config().with_home(tmp_path / "home"), docs_dir=tiny_docs)
+    config = dataclasses.replace(load_config().with_home(tmp_path / "home"), docs_dir=tiny_docs_in_rupees)
     return WarrantService(config, embed_model=embed_model)
 
 

@@ -71,7 +71,7 @@ def test_backend_status_for_admins_is_escaped():
 
 
 @pytest.fixture()
-def service_with_llm(tmp_path, tiny_docs, embed_model):
+def service_with_llm(tmp_path, tiny_docs_in_rupees, embed_model):
     from pipeline.config import load_config
     from ui.service import WarrantService
 
@@ -79,14 +79,8 @@ def service_with_llm(tmp_path, tiny_docs, embed_model):
         n = next(n for n, r in evidence_of(request) if "revaluation" in r["section"].lower())
         return f"The revaluation fee is Rs. 500 per course [{n}]."
 
-    # The tiny corpus names its programmes in its own glossary, as an organisation's folder would:
-    # without one, "B.Tech" is no programme and the profile has nothing to put first.
-    (tiny_docs / "glossary.yaml").write_text(
-        "named_groups:\n  programmes:\n    B.Tech: []\n    M.Tech: []\ncurrency: [Rs]\nabbreviations: [Rs]\n",
-        encoding="utf-8",
-    )
     with FakeLLM(script) as fake:
-        config = replace(load_config().with_home(tmp_path / "home"), docs_dir=tiny_docs,
+        config = replace(load_config().with_home(tmp_path / "home"), docs_dir=tiny_docs_in_rupees,
                          llm_base_url=fake.base_url, llm_model="fake-model", llm_timeout_s=10.0)
         yield WarrantService(config, embed_model=embed_model), fake
 

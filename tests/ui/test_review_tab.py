@@ -25,10 +25,10 @@ def identity_of(request) -> Identity:
 
 
 @pytest.fixture()
-def app(tmp_path, tiny_docs, embed_model):
+def app(tmp_path, tiny_docs_in_rupees, embed_model):
     from ui.service import WarrantService
 
-    config = dataclasses.replace(load_config().with_home(tmp_path / "home"), docs_dir=tiny_docs)
+    config = dataclasses.replace(load_config().with_home(tmp_path / "home"), docs_dir=tiny_docs_in_rupees)
     service = WarrantService(config, embed_model=embed_model)
     with gr.Blocks() as blocks:
         with gr.Tab("Review"):
