@@ -156,6 +156,7 @@ class FakeLLM:
 
 _FAULTS = ("none", "fabricated", "wrong_number", "uncited")
 _WORD = re.compile(r"[a-z0-9]+")
+_TEXT_NUMBER = re.compile(r"(?<![\[\d])\d+(?![\d\]])")
 
 
 def _best_sentences(question: str, text: str, limit: int = 2) -> list[str]:
@@ -196,9 +197,10 @@ class EvidenceScript:
         if fault == "fabricated":
             bad = "Students who miss this deadline can ask the Dean for a waiver of Rs. 2,750 [1]."
         elif fault == "wrong_number":
-            source = next((line for line in lines if re.search(r"\d", line)), "")
+            # a number of the text, never the [n] citation marker (changing that is no wrong number)
+            source = next((line for line in lines if _TEXT_NUMBER.search(line)), "")
             if source:
-                bad = re.sub(r"\d+", lambda m: str(int(m.group()) + 3), source, count=1)
+                bad = _TEXT_NUMBER.sub(lambda m: str(int(m.group()) + 3), source, count=1)
         elif fault == "uncited":
             bad = "Always check with your department before you decide."
         if bad:

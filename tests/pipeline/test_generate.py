@@ -257,3 +257,27 @@ def test_check_generated_keeps_a_sentence_one_of_its_citations_supports():
     assert kept is not None and kept.evidence.n == 2 and why == ""
     kept, why = check_generated(GeneratedSentence("Reference books can be borrowed.", (1,)), evidence)
     assert kept is None and "negation" in why
+
+
+def test_a_number_the_chunk_holds_only_with_another_unit_is_removed():
+    chunk = "An intern may take at most 3 working days of leave during a 6-week internship."
+    evidence = {1: Evidence(1, "a", "T", "S", chunk)}
+    wrong = GeneratedSentence("An intern may take at most 6 working days of leave during a 6-week internship.", (1,))
+    kept, why = check_generated(wrong, evidence)
+    assert kept is None and "day 6" in why  # 6 is in the chunk, but as weeks
+    right = GeneratedSentence("Interns may take at most 3 working days of leave in a 6 week internship.", (1,))
+    assert check_generated(right, evidence)[0] is not None
+
+
+def test_a_reworded_sentence_keeps_the_numbers_of_the_sentence_it_rewords():
+    from pipeline.verify import check_sentence
+
+    chunk = ("The faculty advisor must approve or reject each registration request within 2 working days of its "
+             "submission. The add/drop period ends on Friday of week 2 at 5:00 p.m. A student who misses a meeting "
+             "must contact the faculty advisor within 5 working days (see Section 3.2).")
+    for wrong in ("The faculty advisor must approve or reject each registration request within 5 working days.",
+                  "The add/drop period ends on Friday of week 5 at 5:00 p.m.",
+                  "A student who misses a meeting must contact the faculty advisor within 5 working days "
+                  "(see Section 6.2)."):
+        assert check_sentence(wrong, chunk)[0] is False, wrong
+    assert check_sentence("Your advisor must approve or reject a registration request within 2 working days.", chunk)[0]
