@@ -80,7 +80,7 @@ class CorpusEvolution:
         self.journal_path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.journal_path.with_suffix(".tmp")
         with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(plan, fh)
+            fh.write(json.dumps(plan))  # `dumps` runs the C encoder; `dump` to a file, Python's
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, self.journal_path)

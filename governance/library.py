@@ -29,6 +29,7 @@ from pipeline.convert import ConversionRefused, convert
 from pipeline.documents import DocumentError, document_from_text
 from pipeline.index import ACTIVE, DEPRECATED, chunk_to_node
 from pipeline.records import Chunk
+from pipeline.sentence_vectors import Row
 from pipeline.storage import lock_for
 
 Progress = Callable[[float, str], None]
@@ -262,31 +263,42 @@ class DocumentLibrary:
                 raise DocumentRefused("Two of the files have the same text; upload it once.")
             for p in prepared:
                 self.check_new(p)
+            nodes = [[self._upload_node(c, p, identity) for c in p.chunks] for p in prepared]
+            if progress:
+                progress(0.0, f"embedding {sum(len(n) for n in nodes)} chunks")
+            # All the files' chunks and sentences in one pass (sorted by length, fuller batches)
+            # before any is written: a crash while embedding changes nothing.
+            sentence_rows = self.index.embed_nodes([n for new in nodes for n in new], sentences=True)
             results = []
-            for number, p in enumerate(prepared):
-                if progress:
-                    progress(number / max(1, len(prepared)), f"indexing {p.name}")
-                new = [self._upload_node(c, p, identity) for c in p.chunks]
-                self._change(
-                    identity,
-                    "document_added",
-                    p.doc_id,
-                    {},
-                    [],
-                    new,
-                    title=p.title,
-                    version=p.version,
-                    file=p.name,
-                    file_sha256=p.file_sha256,
-                    chunks=len(new),
-                )
-                results.append(
-                    ChangeResult(
+            try:
+                for number, (p, new) in enumerate(zip(prepared, nodes, strict=True)):
+                    if progress:
+                        progress(number / max(1, len(prepared)), f"indexing {p.name}")
+                    self._change(
+                        identity,
+                        "document_added",
                         p.doc_id,
-                        f'Added {p.doc_id} ("{p.title}" v{p.version}): {len(new)} chunks.',
-                        [n.node_id for n in new],
+                        {},
+                        [],
+                        new,
+                        sentence_rows=sentence_rows,
+                        refresh=False,
+                        title=p.title,
+                        version=p.version,
+                        file=p.name,
+                        file_sha256=p.file_sha256,
+                        chunks=len(new),
                     )
-                )
+                    results.append(
+                        ChangeResult(
+                            p.doc_id,
+                            f'Added {p.doc_id} ("{p.title}" v{p.version}): {len(new)} chunks.',
+                            [n.node_id for n in new],
+                        )
+                    )
+            finally:
+                if results:  # the term statistics counted once for all the files added
+                    self.engine.refresh()
             return results
 
     def replace(
@@ -442,9 +454,14 @@ class DocumentLibrary:
         changes: dict[str, dict],
         touched: list[TextNode],
         new: list[TextNode],
+        sentence_rows: dict[str, Row] | None = None,
+        refresh: bool = True,
         **details,
     ) -> None:
-        self.index.embed_nodes(new)  # before the journal: a crash while embedding changes nothing
+        # Before the journal: a crash while embedding changes nothing. The new chunks' sentence
+        # vectors are embedded in the same pass and stored with the chunks (`_apply`).
+        rows = self.index.embed_nodes(new, sentences=sentence_rows is None)
+        rows.update(sentence_rows or {})
         plan = {
             "event": event,
             "doc_id": doc_id,
@@ -457,12 +474,13 @@ class DocumentLibrary:
         }
         self.journal.write_journal(plan)
         try:
-            self._apply(plan)
+            self._apply(plan, rows)
         except BaseException:
             self._rollback(plan)
             self.journal.clear_journal()
             raise
-        self.engine.refresh()
+        if refresh:
+            self.engine.refresh()
         self.audit.append(
             event,
             identity.username,
@@ -474,7 +492,7 @@ class DocumentLibrary:
         )
         self.journal.clear_journal()
 
-    def _apply(self, plan: dict) -> None:
+    def _apply(self, plan: dict, sentence_rows: dict[str, Row] | None = None) -> None:
         present = {
             n.node_id: n for n in self.index.get_nodes([o["id"] for o in plan["old"]] + [n["id"] for n in plan["new"]])
         }
@@ -488,7 +506,7 @@ class DocumentLibrary:
                     self.index.update_metadata([old["id"]], **change)
             missing = [_node(n) for n in plan["new"] if n["id"] not in present]
             if missing:
-                self.index.add_nodes(missing)
+                self.index.add_nodes(missing, sentence_rows=sentence_rows)
 
     def _rollback(self, plan: dict) -> None:
         with self.index.write_lock:

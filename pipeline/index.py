@@ -29,7 +29,7 @@ from llama_index.vector_stores.chroma import ChromaVectorStore
 from pipeline.chunking import ChunkIssue, audit_chunks, chunk_document
 from pipeline.documents import DocumentError, find_documents, read_document
 from pipeline.records import Chunk
-from pipeline.sentence_vectors import SentenceVectorStore
+from pipeline.sentence_vectors import Row, SentenceVectorStore
 
 log = logging.getLogger(__name__)
 
@@ -207,38 +207,63 @@ class ChunkIndex:
 
     # -- writing -------------------------------------------------------------------------------
     def embed_texts(self, texts: list[str]) -> list[list[float]]:
-        """Embeddings of `texts` in their order, computed in order of length.
+        """Embeddings of `texts` in their order; a text given twice is embedded once.
 
-        The model pads a batch to its longest text; sorting the whole list first (as
-        `SentenceTransformer.encode` does for one call) wastes far less on padding than cutting it
-        into batches in document order. It is fed in slices so that the model's lock is released
-        between them and chat questions are embedded while a large upload is being indexed.
+        The model pads a batch to its longest text, so the texts are embedded in order of length
+        (as `SentenceTransformer.encode` does within one call) rather than in document order.
+        With `MiniLMEmbedding` they go in groups of about `ingest_token_budget` padded tokens
+        (`embed_many`); another embedding model gets them sorted, in slices. Either way the model's
+        lock is released between groups, so chat questions are embedded during a large upload.
         """
         if not texts:
             return []
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        vectors: list[list[float] | None] = [None] * len(texts)
-        for start in range(0, len(order), _EMBED_SLICE):
-            part = order[start : start + _EMBED_SLICE]
-            for i, vector in zip(
-                part, self.embed_model.get_text_embedding_batch([texts[i] for i in part]), strict=False
-            ):
-                vectors[i] = list(vector)
-        return vectors  # type: ignore[return-value]
+        distinct = list(dict.fromkeys(texts))
+        embed_many = getattr(self.embed_model, "embed_many", None)
+        if embed_many is not None:
+            vectors = embed_many(distinct)
+        else:
+            order = sorted(range(len(distinct)), key=lambda i: len(distinct[i]))
+            vectors = [[] for _ in distinct]
+            for start in range(0, len(order), _EMBED_SLICE):
+                part = order[start : start + _EMBED_SLICE]
+                batch = self.embed_model.get_text_embedding_batch([distinct[i] for i in part])
+                for i, vector in zip(part, batch, strict=True):
+                    vectors[i] = vector
+        by_text = dict(zip(distinct, vectors, strict=True))
+        return [list(by_text[t]) for t in texts]
 
-    def embed_nodes(self, nodes: list[TextNode]) -> None:
-        """Give each node without a vector the embedding of `embed_text(node)`."""
+    def embed_nodes(self, nodes: list[TextNode], sentences: bool = False) -> dict[str, Row]:
+        """Give each node without a vector the embedding of `embed_text(node)`.
+
+        With `sentences`, the sentences of the nodes whose sentence vectors are not stored yet are
+        embedded in the same pass (one list, sorted by length, each distinct text once) and
+        returned as rows for `SentenceVectorStore.put_rows`, by chunk id; they are not stored here
+        (`add_nodes` stores them with the chunks)."""
         missing = [n for n in nodes if n.embedding is None]
-        for node, vector in zip(missing, self.embed_texts([embed_text(n) for n in missing]), strict=False):
+        todo = self.sentence_vectors.missing((n.node_id, n.get_content()) for n in nodes) if sentences else []
+        chunk_texts = [embed_text(n) for n in missing]
+        sentence_texts = list(dict.fromkeys(s for _, found in todo for s in found))
+        if not chunk_texts and not sentence_texts:
+            return {}
+        vectors = self.embed_texts(chunk_texts + sentence_texts)
+        for node, vector in zip(missing, vectors, strict=False):
             node.embedding = vector
+        by_sentence = dict(zip(sentence_texts, vectors[len(chunk_texts) :], strict=True))
+        return {row[0]: row for row in self.sentence_vectors.rows(todo, by_sentence)}
 
-    def add_nodes(self, nodes: list[TextNode], sentence_vectors: bool = True) -> None:
+    def add_nodes(
+        self, nodes: list[TextNode], sentence_vectors: bool = True, sentence_rows: dict[str, Row] | None = None
+    ) -> None:
         """Embed (where no vector is given) and add; also embeds each chunk's sentences unless told
         not to (a benchmark's synthetic chunks; missing ones are then filled when first needed).
-        Nodes that carry their vector (restored from a journal) are written back as they are."""
-        self.embed_nodes(nodes)
-        if sentence_vectors:
-            self.sentence_vectors.compute((n.node_id, n.get_content()) for n in nodes)
+        Nodes that carry their vector (restored from a journal) are written back as they are;
+        `sentence_rows` (from `embed_nodes(..., sentences=True)`) are stored, not recomputed."""
+        given = {n.node_id: sentence_rows[n.node_id] for n in nodes if sentence_rows and n.node_id in sentence_rows}
+        self.embed_nodes([n for n in nodes if n.node_id in given])
+        rows = self.embed_nodes([n for n in nodes if n.node_id not in given], sentences=sentence_vectors)
+        rows.update(given)
+        if rows:
+            self.sentence_vectors.put_rows(list(rows.values()))
         with self.write_lock:
             for start in range(0, len(nodes), _ADD_BATCH):
                 # add() is typed list[BaseNode] and a list is invariant to mypy; it only reads the nodes.

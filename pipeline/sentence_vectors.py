@@ -22,6 +22,7 @@ from pipeline.text import split_sentences
 
 FILENAME = "warrant_sentence_vectors.sqlite"
 EmbedBatch = Callable[[list[str]], list[list[float]]]
+Row = tuple[str, int, int, bytes]  # chunk id, sentences, dims, float16 vectors
 
 
 class SentenceVectorStore:
@@ -41,24 +42,35 @@ class SentenceVectorStore:
 
     def compute(self, chunks: Iterable[tuple[str, str]]) -> None:
         """Embed and store the sentences of (chunk id, text) pairs not stored yet."""
+        self._embed_and_store(self.missing(chunks))
+
+    def missing(self, chunks: Iterable[tuple[str, str]]) -> list[tuple[str, list[str]]]:
+        """(chunk id, its sentences) of the (chunk id, text) pairs whose vectors are not stored yet."""
         chunks = list(chunks)
         known = self._known([cid for cid, _ in chunks])
-        self._embed_and_store([(cid, text) for cid, text in chunks if cid not in known])
+        return [(cid, split_sentences(text)) for cid, text in chunks if cid not in known]
 
-    def _embed_and_store(self, chunks: list[tuple[str, str]]) -> None:
-        todo = [(cid, split_sentences(text)) for cid, text in chunks]
-        flat = [s for _, sentences in todo for s in sentences]
-        if not flat:
-            return
-        vectors = np.asarray(self._embed_batch(flat), dtype=np.float32)
-        rows, start = [], 0
+    @staticmethod
+    def rows(todo: list[tuple[str, list[str]]], vectors: dict[str, list[float]]) -> list[Row]:
+        """Rows for `put_rows` from (chunk id, sentences) and each sentence's vector."""
+        if not vectors:
+            return []
+        dims = len(next(iter(vectors.values())))
+        rows = []
         for cid, sentences in todo:
-            block = vectors[start : start + len(sentences)]
-            start += len(sentences)
-            rows.append((cid, len(sentences), vectors.shape[1], block.astype(np.float16).tobytes()))
-        self.put_rows(rows)
+            block = np.asarray([vectors[s] for s in sentences], dtype=np.float32).reshape(len(sentences), dims)
+            rows.append((cid, len(sentences), dims, block.astype(np.float16).tobytes()))
+        return rows
 
-    def put_rows(self, rows: list[tuple[str, int, int, bytes]]) -> None:
+    def _embed_and_store(self, todo: list[tuple[str, list[str]]]) -> None:
+        # A sentence repeated within or across chunks (a standard clause) is embedded once.
+        distinct = list(dict.fromkeys(s for _, sentences in todo for s in sentences))
+        if not distinct:
+            return
+        vectors = dict(zip(distinct, self._embed_batch(distinct), strict=True))
+        self.put_rows(self.rows(todo, vectors))
+
+    def put_rows(self, rows: list[Row]) -> None:
         """(chunk id, sentences, dims, float16 bytes) rows; benchmarks store precomputed vectors so."""
         with self._lock:
             self._db.executemany("INSERT OR REPLACE INTO sentence_vectors VALUES (?, ?, ?, ?)", rows)
@@ -68,7 +80,7 @@ class SentenceVectorStore:
         found = self._read([cid for cid, _ in chunks])
         missing = [(cid, text) for cid, text in chunks if cid not in found]
         if missing:
-            self._embed_and_store(missing)
+            self._embed_and_store([(cid, split_sentences(text)) for cid, text in missing])
             found.update(self._read([cid for cid, _ in missing]))
         return found
 

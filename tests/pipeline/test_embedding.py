@@ -33,3 +33,28 @@ def test_a_model_that_cannot_be_traced_leaves_no_encoder():
             raise RuntimeError("no tokenizer")
 
     assert TracedQueryEncoder.build(Untraceable()) is None
+
+
+def test_token_groups_keep_each_pass_within_the_budget_shortest_first():
+    from pipeline.embedding import token_groups
+
+    lengths = [120, 8, 30, 8, 300, 60, 9]
+    groups = token_groups(lengths, budget=128)
+    assert sorted(i for g in groups for i in g) == list(range(len(lengths)))
+    assert [lengths[g[0]] for g in groups] == sorted(lengths[g[0]] for g in groups)
+    for g in groups:
+        assert len(g) == 1 or len(g) * max(lengths[i] for i in g) <= 128
+    assert [4] in groups  # longer than the budget: a pass of its own
+
+
+def test_embed_many_gives_each_text_the_vector_encode_gives_it(embed_model):
+    texts = [*QUESTIONS, "The revaluation fee is Rs. 500 per course. " * 6]
+    embed_model_budget = embed_model.ingest_token_budget
+    try:
+        embed_model.ingest_token_budget = 40  # several passes of different shapes
+        grouped = np.asarray(embed_model.embed_many(texts))
+    finally:
+        embed_model.ingest_token_budget = embed_model_budget
+    alone = np.asarray([embed_model._encode([t])[0] for t in texts])
+    assert grouped.shape == (4, 384)
+    assert np.abs(grouped - alone).max() < 1e-5

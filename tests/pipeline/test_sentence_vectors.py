@@ -110,3 +110,29 @@ def test_a_programme_named_in_the_question_overrides_the_profile_programme(tiny_
     profile_mtech = AnswerStyle(programme="M.Tech")
     assert synth.select("What is the maximum credit load?", [node], profile_mtech)[0].text == mtech
     assert synth.select("As a B.Tech student, what is my maximum credit load?", [node], profile_mtech)[0].text == btech
+
+
+def test_ingest_embeds_each_distinct_text_once_in_one_pass(tiny_engine, monkeypatch):
+    """A chunk's text and its sentences go through the model together; a repeated sentence once."""
+    calls: list[list[str]] = []
+    real = tiny_engine.index.embed_texts
+
+    def embed_texts(texts):
+        calls.append(list(texts))
+        return real(texts)
+
+    monkeypatch.setattr(tiny_engine.index, "embed_texts", embed_texts)
+    clause = "Appeals are decided by the Dean within 10 working days of the request."
+    chunks = [
+        Chunk(chunk_id=f"extra::s{i}::h{i}", doc_id="extra", title="Appeals Policy", section=f"{i}. Appeals",
+              section_numbers=str(i), text=f"An appeal for case {i} is filed online. {clause}", version="1.0",
+              effective_date="2026-07-01", owner="Dean", source="extra.md", position=i, content_hash=f"h{i}")
+        for i in (1, 2)
+    ]
+    tiny_engine.index.add_nodes([chunk_to_node(c) for c in chunks])
+    assert len(calls) == 1  # chunks and sentences in one call
+    assert len(calls[0]) == 2 + 3  # two chunk texts, two first sentences, the shared clause once
+    stored = tiny_engine.index.sentence_vectors._read([c.chunk_id for c in chunks])
+    assert [m.shape[0] for m in stored.values()] == [2, 2]
+    expected = np.asarray(tiny_engine.embed_model.get_text_embedding(clause))
+    assert all(float(m[1] @ expected) > 0.999 for m in stored.values())
