@@ -157,10 +157,11 @@ def _check_state(home: Path, tabs: dict[str, Tab]) -> None:
 
 
 @pytest.fixture()
-def state(tmp_path: Path, tiny_docs: Path) -> tuple[Path, Path]:
+def state(tmp_path: Path, tiny_docs_in_rupees: Path) -> tuple[Path, Path]:
+    """Accounts, and the tiny corpus with its glossary: the claim approved here is about rupees."""
     home = tmp_path / "home"
     _make_accounts(home)
-    return home, tiny_docs
+    return home, tiny_docs_in_rupees
 
 
 def test_two_processes_over_one_state_directory_and_a_chroma_server(tmp_path: Path, state):

@@ -98,7 +98,8 @@ def test_admin_adds_and_retires_a_document_and_insights_show_the_gap(app, browse
     admin = _log_in(browser, base, "admin")
     _open_tab(admin, "Documents")
     admin.set_input_files("#warrant-doc-files input[type=file]", [str(pdf), str(docx)])
-    _wait_text(admin, "#warrant-doc-files", "sports-facilities.docx")
+    # the file list shows a name's stem and suffix in separate elements: wait for the stem
+    _wait_text(admin, "#warrant-doc-files", "sports-facilities")
     admin.click("#warrant-doc-check")
     _wait_text(admin, "#warrant-doc-preview", "research-ethics")
     assert "sports-facilities" in admin.inner_text("#warrant-doc-preview")
