@@ -28,7 +28,7 @@ from pipeline.index import ChunkIndex, IngestReport
 from pipeline.instructions import ACTION_REFUSAL, INSTRUCTIONS_ONLY, is_action_request, set_aside_instructions
 from pipeline.querylog import append_query_log
 from pipeline.question_parts import QuestionPart, question_parts
-from pipeline.records import Answer, AnswerStyle, SupportScore
+from pipeline.records import ASK_WHEN_NO_OWNER, Answer, AnswerStyle, SupportScore
 from pipeline.support import GateResult, SupportPostprocessor
 from pipeline.synthesis import ExtractiveSynthesizer
 from pipeline.term_stats import TermStats
@@ -390,7 +390,7 @@ class AnswerEngine:
             if owner:
                 text += f" For an authoritative answer, ask the {owner}."
             else:
-                text += " For an authoritative answer, ask your faculty advisor or the Academic Section."
+                text += f" For an authoritative answer, ask {ASK_WHEN_NO_OWNER}."
         return text
 
     @staticmethod

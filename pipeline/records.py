@@ -5,6 +5,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
+# Whom an abstention points to when the nearest sections name no owner: no organisation's office
+# names here (a document's own `owner` field names them).
+ASK_WHEN_NO_OWNER = "the office responsible for this policy"
+
 Decision = Literal["answer", "abstain", "clarify", "memory", "out_of_scope"]
 
 

@@ -72,8 +72,12 @@ def check_sentence(sentence: str, chunk_text: str) -> tuple[bool, str]:
     unheld = _amounts_not_held(sentence, chunk_text)
     if unheld:
         return False, f"amounts not stated so in the cited chunk: {', '.join(unheld)}"
-    closest = max(split_sentences(chunk_text), key=lambda s: len(set(content_terms(s)) & terms), default="")
-    if len(set(content_terms(closest)) & terms) >= 0.8 * len(terms):
+    shared, closest = max(
+        ((len(set(content_terms(s)) & terms), s) for s in split_sentences(chunk_text)),
+        key=lambda pair: pair[0],  # the first of equals, as before
+        default=(0, ""),
+    )
+    if shared >= 0.8 * len(terms):
         # a rewording of one sentence of the chunk: its numbers are that sentence's, not ones
         # found elsewhere in the chunk ("within 5 working days" where it says 2, and 5 elsewhere)
         elsewhere = _amounts_not_held(sentence, closest, strict=True) + sorted(_figures(sentence) - _figures(closest))

@@ -34,9 +34,9 @@ def build_memory_tab(service: WarrantService, identity_of: Callable[[gr.Request]
             fmt = gr.Radio(["prose", "bullets"], label="Format", value="prose")
             quotes = gr.Checkbox(label="Show quotes from the sources", value=True)
         with gr.Row():
-            programme = gr.Textbox(label="Programme", placeholder="e.g. B.Tech")
+            programme = gr.Textbox(label="Programme", placeholder="as your policies name it")
             year = gr.Textbox(label="Year", placeholder="e.g. 3")
-            department = gr.Textbox(label="Department", placeholder="e.g. CSE")
+            department = gr.Textbox(label="Department", placeholder="as your policies name it")
         save_prefs = gr.Button("Save preferences", variant="primary")
 
     with gr.Group():

@@ -10,6 +10,8 @@ from __future__ import annotations
 import html
 import re
 
+from pipeline.records import ASK_WHEN_NO_OWNER
+
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~>])")
 
 CSS = """
@@ -122,7 +124,7 @@ def sources_html(answer: dict | None) -> str:
             for n in nearest
         )
         owner = next((n.get("owner") for n in nearest if n.get("owner")), "")
-        who = esc(owner) if owner else "your faculty advisor or the Academic Section"
+        who = esc(owner) if owner else ASK_WHEN_NO_OWNER
         title = "No answer: the evidence is too weak" if decision == "abstain" else "Clarifying question"
         return (
             f"<div class='warrant-card {css}'><h4>{title}</h4>"
