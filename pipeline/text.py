@@ -89,8 +89,30 @@ def stem(word: str) -> str:
     return _STEMMER.stemWord(word)
 
 
+# English contractions: "n't" is a negation ("hasn't" -> "has not"); the other clitics ("I've",
+# "I'll", "you're", "it's", "we'd", "I'm") add nothing a policy could contain. Without this the
+# tokeniser split "I've" into "i" + "ve" and "hasn't" into "hasn" + "t", and "ve" and "hasn" were
+# counted as words the evidence lacked. Apostrophes are straightened first (normalise_text's rule).
+_NOT_CLITIC = re.compile(r"\b(?:(can)|(won)|(shan)|([a-z]+))'t\b")
+_OTHER_CLITIC = re.compile(r"(?<=[a-z])'(?:ve|ll|re|d|s|m)\b")
+_IRREGULAR_NOT = {"can": "can", "won": "will", "shan": "shall"}
+
+
+def _expand_contractions(low: str) -> str:
+    low = low.replace("\u2019", "'").replace("\u2018", "'")
+    if "'" not in low:
+        return low
+
+    def not_clitic(match: re.Match) -> str:
+        word = next(g for g in match.groups() if g)
+        base = _IRREGULAR_NOT.get(word) if match.group(4) is None else word.removesuffix("n")
+        return f"{base} not"
+
+    return _OTHER_CLITIC.sub("", _NOT_CLITIC.sub(not_clitic, low))
+
+
 def tokens(text: str) -> list[str]:
-    return _WORD.findall(text.lower())
+    return _WORD.findall(_expand_contractions(text.lower()))
 
 
 # "Section 5.1" is a pointer to another part of a policy, not a section of a course, which is what
