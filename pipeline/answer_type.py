@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 
+from pipeline.question import Question, analyse_question
 from pipeline.text import (
     STOPWORDS,
     canonical_terms,
@@ -31,8 +32,6 @@ from pipeline.text import (
     money_terms,
     money_words,
     quantities,
-    split_sentences,
-    tokens,
 )
 from pipeline.word_rarity import specificity
 
@@ -91,7 +90,6 @@ def _unmet_condition(question: str, evidence_terms: set[str]) -> str | None:
     return None
 
 
-_POLAR = re.compile(r"^(?:is|are|am|can|could|will|would|does|do|did|may|might|should|must|shall)\b", re.I)
 # Below this general-English specificity a word is an everyday verb or adverb ("move", "started",
 # "back", "show") that the policies say in other words; above it ("online", "refunded", "switch")
 # the word names the very thing asked about. Set on the dev split's yes/no questions.
@@ -99,13 +97,12 @@ _POLAR_MIN_SPECIFICITY = 0.4
 _POLAR_MIN_ABSENT = 2
 
 
-def _unmet_polar(question: str, evidence_terms: set[str]) -> str | None:
+def _unmet_polar(question: Question, evidence_terms: set[str]) -> str | None:
     """The specific words of a yes/no question the evidence lacks, when two or more are absent."""
-    asking = [s for s in split_sentences(question) if s.rstrip().endswith("?") and _POLAR.match(s)]
-    if not asking:
+    if not question.polar:
         return None
     absent: dict[str, str] = {}
-    for term, surface in canonical_terms_with_surface(asking[-1]):
+    for term, surface in question.polar_terms:
         if (
             term in evidence_terms
             or is_number(term)
@@ -122,7 +119,7 @@ def _present(word: str, evidence_terms: set[str]) -> bool:
     return not terms or all(t in evidence_terms for t in terms)
 
 
-def unmet_focus(question: str, evidence_texts: list[str]) -> str | None:
+def unmet_focus(question: str | Question, evidence_texts: list[str]) -> str | None:
     """The need the question's form names that no evidence text meets, or None."""
     evidence_terms: set[str] = set()
     evidence_quantities: set[str] = set()
@@ -132,10 +129,11 @@ def unmet_focus(question: str, evidence_texts: list[str]) -> str | None:
     return unmet_focus_in(question, evidence_terms, evidence_quantities)
 
 
-def unmet_focus_in(question: str, evidence_terms: set[str], evidence_quantities: set[str]) -> str | None:
+def unmet_focus_in(question: str | Question, evidence_terms: set[str], evidence_quantities: set[str]) -> str | None:
     """`unmet_focus` for evidence already reduced to its canonical terms and quantities."""
-    low = question.lower()
-    words = set(tokens(low))
+    question = analyse_question(question)
+    low = question.text.lower()
+    words = question.words
     has_money = any(q.startswith("money:") for q in evidence_quantities)
     asked = words & money_words()
     if asked and not (has_money or evidence_terms & money_terms()):

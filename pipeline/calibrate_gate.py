@@ -35,6 +35,7 @@ def _parts(engine, question: str, answerable: bool, withheld: set[str] | None = 
     from llama_index.core.schema import QueryBundle
 
     from pipeline.outside import gate_settings
+    from pipeline.question import analyse_question
 
     post = engine.postprocessor
     embedding = engine.embed_model.get_query_embedding(question)
@@ -43,14 +44,15 @@ def _parts(engine, question: str, answerable: bool, withheld: set[str] | None = 
     )
     if withheld:
         nodes = [n for n in nodes if n.node.node_id not in withheld][: engine.top_k]
+    asked = analyse_question(question)
     with gate_settings(engine, coverage_source="rules"):
-        support, evidence = post.score(question, nodes, embedding)
+        support, evidence = post.score(asked, nodes, embedding)
     nodes = sorted(nodes, key=lambda n: n.score or 0.0, reverse=True)
     result = post._answerability(question, embedding, nodes)
     vetoed = (
         bool(post.rules & {"answer_type", "apart"})
         and bool(support.missing_terms)
-        and post._focus_unmet(question, evidence)
+        and post._focus_unmet(asked, evidence)
     )
     return (answerable, support.sim, result.probability, result.best_sentence_cosine, support.consistency, vetoed)
 

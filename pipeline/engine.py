@@ -27,7 +27,8 @@ from pipeline.generate import build_generator
 from pipeline.index import ChunkIndex, IngestReport
 from pipeline.instructions import ACTION_REFUSAL, INSTRUCTIONS_ONLY, is_action_request, set_aside_instructions
 from pipeline.querylog import append_query_log
-from pipeline.question_parts import QuestionPart, question_parts
+from pipeline.question import Question, analyse_question
+from pipeline.question_parts import QuestionPart
 from pipeline.records import ASK_WHEN_NO_OWNER, Answer, AnswerStyle, SupportScore
 from pipeline.support import GateResult, SupportPostprocessor
 from pipeline.synthesis import ExtractiveSynthesizer
@@ -237,13 +238,16 @@ class AnswerEngine:
             answer = Answer(text=problem, decision="abstain", reason="input refused", query=question[:200])
             answer.timings_ms["total"] = _ms(started)
             return answer
-        if is_action_request(question):
+        # The message is analysed once (pipeline.question); every step below reads that record.
+        message = analyse_question((rewritten or question).strip())
+        if is_action_request(message.sentences if message.text == question else question):
             return self._declined(question, ACTION_REFUSAL, "a request to act, not a question", started)
-        query, set_aside = set_aside_instructions((rewritten or question).strip())
+        query, set_aside = set_aside_instructions(message.sentences)
         if not query:
             return self._declined(question, INSTRUCTIONS_ONLY, "instructions only, no question", started)
+        asked = message if query == message.text else analyse_question(query)
         # A two-part question's parts are embedded with it, in one pass (pipeline.question_parts).
-        parts = question_parts(query)
+        parts = asked.parts
         t = time.perf_counter()
         embeddings = self.embed_model.query_embeddings([query, *(p.search for p in parts)])
         embed_ms = _ms(t)
@@ -251,14 +255,14 @@ class AnswerEngine:
         timings = {"embed": embed_ms, **timings}
         t = time.perf_counter()
         gate = (
-            self.postprocessor.gate(query, nodes, embedding)
+            self.postprocessor.gate(asked, nodes, embedding)
             if gated
-            else self.postprocessor.ungated(query, nodes, embedding)
+            else self.postprocessor.ungated(asked, nodes, embedding)
         )
         timings["support"] = _ms(t)
         searches = list(zip(parts, embeddings[1:], strict=False))
         answer = self._compose(
-            question, query, gate, nodes, style, timings, embedding, searches, gated=gated, on_token=on_token
+            question, asked, gate, nodes, style, timings, embedding, searches, gated=gated, on_token=on_token
         )
         if set_aside:
             answer.reason += f"; set aside {len(set_aside)} instruction sentence(s) in the message"
@@ -292,7 +296,7 @@ class AnswerEngine:
     def _compose(
         self,
         question: str,
-        query: str,
+        asked: Question,
         gate: GateResult,
         nodes: list[NodeWithScore],
         style: AnswerStyle,
@@ -302,6 +306,7 @@ class AnswerEngine:
         gated: bool = True,
         on_token: Callable[[str], None] | None = None,
     ) -> Answer:
+        query = asked.text
         common: _Shared = {
             "query": question,
             "rewritten_query": query if query != question else "",
@@ -336,7 +341,7 @@ class AnswerEngine:
         vectors = self._sentence_vectors(pool)
         similarity = _cosines(vectors, embedding)
         parts = [(part.focus, _cosines(vectors, e)) for part, e in searches]
-        sentences = self.synthesizer.select(query, pool, style, similarity, parts)
+        sentences = self.synthesizer.select(asked, pool, style, similarity, parts)
         timings["synthesise"] = _ms(t)
         t = time.perf_counter()
         texts = {n.node.node_id: n.node.get_content() for n in pool}

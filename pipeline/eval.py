@@ -203,11 +203,14 @@ def ask_all(engine, items: list[dict], gated: bool = True) -> list:
 
 def tune(engine, items: list[dict]) -> dict:
     """Grid search of λ and τ on the given items, from σ parts computed once per item."""
+    from pipeline.question import analyse_question
+
     parts = []
     for item in items:
         nodes, _ = engine.retrieve(item["question"])
-        support, _ = engine.postprocessor.score(item["question"], nodes)
-        vague = engine.postprocessor._is_vague_split(item["question"], nodes, support)
+        question = analyse_question(item["question"])
+        support, _ = engine.postprocessor.score(question, nodes)
+        vague = engine.postprocessor._is_vague_split(question, nodes, support)
         parts.append((item["type"], support.sim, support.coverage, support.consistency, vague))
     best = None
     for l1, l2 in itertools.product([x / 20 for x in range(4, 17)], repeat=2):

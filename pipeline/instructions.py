@@ -11,6 +11,7 @@ answers questions; reviewers act in the Review tab.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from pipeline.text import split_sentences
 
@@ -41,15 +42,21 @@ INSTRUCTIONS_ONLY = (
 )
 
 
-def is_action_request(message: str) -> bool:
-    """True when the message asks the assistant to act rather than to answer."""
-    return any(_ACTION.search(sentence) for sentence in split_sentences(message))
+def _sentences(message: str | Sequence[str]) -> Sequence[str]:
+    return split_sentences(message) if isinstance(message, str) else message
 
 
-def set_aside_instructions(message: str) -> tuple[str, list[str]]:
-    """(the message without its instruction sentences, the sentences set aside)."""
+def is_action_request(message: str | Sequence[str]) -> bool:
+    """True when the message (its text, or its sentences already split) asks the assistant to
+    act rather than to answer."""
+    return any(_ACTION.search(sentence) for sentence in _sentences(message))
+
+
+def set_aside_instructions(message: str | Sequence[str]) -> tuple[str, list[str]]:
+    """(the message without its instruction sentences, the sentences set aside); the message as
+    its text or as its sentences already split."""
     kept: list[str] = []
     removed: list[str] = []
-    for sentence in split_sentences(message):
+    for sentence in _sentences(message):
         (removed if _INSTRUCTION.search(sentence) else kept).append(sentence)
     return " ".join(kept).strip(), removed

@@ -46,7 +46,11 @@ class QuestionPart:
 
 def question_parts(question: str) -> list[QuestionPart]:
     """The question's parts, or [] when it asks one thing."""
-    sentences = split_sentences(question.strip()) or [question.strip()]
+    return parts_of_sentences(split_sentences(question.strip()) or [question.strip()])
+
+
+def parts_of_sentences(sentences: list[str]) -> list[QuestionPart]:
+    """`question_parts` of a question already split into its sentences (pipeline.question)."""
     asking = [s for s in sentences if s.rstrip().endswith("?")] or sentences[-1:]
     context = " ".join(s for s in sentences if s not in asking)
     clauses = [c.strip(" ,;") for s in asking for c in _JOIN.split(s)]

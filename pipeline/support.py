@@ -24,12 +24,11 @@ from pydantic import Field, PrivateAttr
 from pipeline import glossary
 from pipeline.answer_type import unmet_focus_in
 from pipeline.answerability import AnswerabilityCoverage
-from pipeline.question_parts import question_parts
+from pipeline.question import Question, analyse_question
 from pipeline.records import SupportScore
 from pipeline.term_stats import TermStats
 from pipeline.text import (
     canonical_terms,
-    canonical_terms_with_surface,
     has_negation,
     is_currency,
     is_generic,
@@ -123,10 +122,10 @@ def consistency_of(texts: list[str]) -> float:
     return 1.0 / (1.0 + conflicts)
 
 
-def query_needs(query: str) -> tuple[list[str], set[str]]:
+def query_needs(query: str | Question) -> tuple[list[str], set[str]]:
     """The information needs of a query: its distinct content terms and its quantities."""
-    terms = list(dict.fromkeys(canonical_terms(query)))
-    return terms, quantities(query)
+    question = analyse_question(query)
+    return list(question.terms), set(question.quantities)
 
 
 MISSING_KEY_PENALTY = 0.5
@@ -139,12 +138,13 @@ def term_weight(term: str, surface: str, stats: TermStats) -> float:
 
 
 def coverage_of(
-    query: str, evidence_texts: list[str], stats: TermStats, rules: frozenset[str] = frozenset(RULES)
+    query: str | Question, evidence_texts: list[str], stats: TermStats, rules: frozenset[str] = frozenset(RULES)
 ) -> tuple[float, tuple[str, ...]]:
     """Weighted share of the query's needs found in the evidence, and the needs not found.
 
     With `rules` naming "answer_type" / "apart", an unmet focal need zeroes the share; with
     "missing_key", the most specific missing word counts twice."""
+    question = analyse_question(query)
     terms_by_text = [set(canonical_terms(text)) for text in evidence_texts]
     evidence_terms: set[str] = set().union(*terms_by_text)
     evidence_quantities: set[str] = set()
@@ -155,7 +155,7 @@ def coverage_of(
     missing: list[str] = []
     seen: set[str] = set()
     found_weights: dict[str, float] = {}
-    for term, surface in canonical_terms_with_surface(query):
+    for term, surface in question.terms_with_surface:
         if term in seen or is_number(term):
             continue
         seen.add(term)
@@ -168,9 +168,9 @@ def coverage_of(
         else:
             missing.append(surface)
             heaviest_missing = max(heaviest_missing, weight)
-    low = query.lower()
+    low = question.text.lower()
     # in the order the question says them, so the abstention names them the same way every run
-    for q in sorted(quantities(query), key=lambda q: (low.find(q.split(":", 1)[1]), q)):
+    for q in sorted(question.quantities, key=lambda q: (low.find(q.split(":", 1)[1]), q)):
         value = q.split(":", 1)[1]
         if value in seen:
             continue
@@ -185,7 +185,7 @@ def coverage_of(
             missing.append(value)
     if total == 0:
         return 0.0, tuple(missing)
-    focus = unmet_need(query, rules, evidence_terms, evidence_quantities, found_weights, terms_by_text)
+    focus = unmet_need(question, rules, evidence_terms, evidence_quantities, found_weights, terms_by_text)
     if focus is not None:
         # The one thing the question asks for is not in the evidence: nothing asked is covered.
         return 0.0, (focus, *[m for m in missing if m != focus])
@@ -196,7 +196,7 @@ def coverage_of(
 
 
 def unmet_need(
-    query: str,
+    question: Question,
     rules: frozenset[str],
     evidence_terms: set[str],
     evidence_quantities: set[str],
@@ -204,13 +204,13 @@ def unmet_need(
     terms_by_text: list[set[str]],
 ) -> str | None:
     """The focal need the evidence lacks, by the answer-type and apart rules in force; else None."""
-    focus = unmet_focus_in(query, evidence_terms, evidence_quantities) if "answer_type" in rules else None
+    focus = unmet_focus_in(question, evidence_terms, evidence_quantities) if "answer_type" in rules else None
     if focus is None and "apart" in rules:
-        focus = _apart(query, found_weights, terms_by_text)
+        focus = _apart(question, found_weights, terms_by_text)
     return focus
 
 
-def _apart(query: str, found_weights: dict[str, float], terms_by_text: list[set[str]]) -> str | None:
+def _apart(question: Question, found_weights: dict[str, float], terms_by_text: list[set[str]]) -> str | None:
     """The question's two weightiest needs, when no single evidence chunk holds both.
 
     "Is the make-up test fee refunded if I don't turn up?" finds "make-up" in the make-up test
@@ -218,7 +218,7 @@ def _apart(query: str, found_weights: dict[str, float], terms_by_text: list[set[
     whether the make-up fee is refunded. One question's main needs are stated together; a
     question with two parts (pipeline.question_parts) may draw each from its own section.
     """
-    if len(found_weights) < 2 or len(terms_by_text) < 2 or question_parts(query):
+    if len(found_weights) < 2 or len(terms_by_text) < 2 or question.parts:
         return None
     first, second = sorted(found_weights, key=lambda term: found_weights[term], reverse=True)[:2]
     if any(first in terms and second in terms for terms in terms_by_text):
@@ -235,6 +235,8 @@ class SupportPostprocessor(BaseNodePostprocessor):
     the structured decision; `_postprocess_nodes` returns the evidence (empty when σ < τ).
     With `coverage_source="model"` (the default when a trained model is given), coverage is the
     answerability model's probability and the chunk holding its best window joins the evidence.
+    The question comes as its text or as its record (pipeline.question): text is analysed once, on
+    the way in, and every rule below reads the record.
     """
 
     lambda_sim: float = Field(default=0.55, ge=0.0, le=1.0, description="Weight of the best retrieval similarity.")
@@ -265,8 +267,9 @@ class SupportPostprocessor(BaseNodePostprocessor):
         return "SupportPostprocessor"
 
     def score(
-        self, query: str, nodes: list[NodeWithScore], query_vec: list[float] | None = None
+        self, query: str | Question, nodes: list[NodeWithScore], query_vec: list[float] | None = None
     ) -> tuple[SupportScore, list[NodeWithScore]]:
+        question = analyse_question(query)
         for node in nodes:
             if node.node.metadata.get("support_cosine") is None:
                 node.node.metadata["support_cosine"] = chroma_cosine(node.score)
@@ -275,9 +278,9 @@ class SupportPostprocessor(BaseNodePostprocessor):
         evidence = _evidence_window(nodes, self.evidence_margin, self.evidence_limit)
         sim = (evidence[0].score or 0.0) if evidence else 0.0  # no score ranks as 0, as in the sort
         texts = [self._text(n) for n in evidence]
-        coverage, missing = coverage_of(query, texts, self._stats, self.rules) if evidence else (0.0, ())
+        coverage, missing = coverage_of(question, texts, self._stats, self.rules) if evidence else (0.0, ())
         if evidence and self.coverage_source == "model" and self._answerability is not None:
-            coverage, evidence = self._model_coverage(query, query_vec, nodes, evidence, missing)
+            coverage, evidence = self._model_coverage(question, query_vec, nodes, evidence, missing)
         consistency = 1.0
         if evidence and "consistency" in self.rules:
             consistency = consistency_of([n.node.get_content() for n in evidence])
@@ -301,7 +304,7 @@ class SupportPostprocessor(BaseNodePostprocessor):
 
     def _model_coverage(
         self,
-        query: str,
+        question: Question,
         query_vec: list[float] | None,
         nodes: list[NodeWithScore],
         evidence: list[NodeWithScore],
@@ -310,22 +313,21 @@ class SupportPostprocessor(BaseNodePostprocessor):
         """The model's coverage over the retrieved chunks; its best window's chunk joins the evidence.
         A rule in force that finds the focal need unmet (rules coverage 0 with a named need) vetoes."""
         assert self._answerability is not None
-        result = self._answerability(query, query_vec, nodes)
+        result = self._answerability(question.text, query_vec, nodes)
         if result.chunk_id and all(n.node.node_id != result.chunk_id for n in evidence):
             evidence = evidence + [n for n in nodes if n.node.node_id == result.chunk_id]
-        vetoed = bool(self.rules & {"answer_type", "apart"}) and missing and self._focus_unmet(query, evidence)
+        vetoed = bool(self.rules & {"answer_type", "apart"}) and missing and self._focus_unmet(question, evidence)
         return (0.0 if vetoed else result.coverage), evidence
 
-    def _focus_unmet(self, query: str, evidence: list[NodeWithScore]) -> bool:
+    def _focus_unmet(self, query: str | Question, evidence: list[NodeWithScore]) -> bool:
+        question = analyse_question(query)
         terms_by_text = [set(canonical_terms(self._text(n))) for n in evidence]
         evidence_terms: set[str] = set().union(*terms_by_text)
         evidence_quantities: set[str] = set()
         for n in evidence:
             evidence_quantities.update(quantities(self._text(n)))
-        found = {
-            t: term_weight(t, s, self._stats) for t, s in canonical_terms_with_surface(query) if t in evidence_terms
-        }
-        return unmet_need(query, self.rules, evidence_terms, evidence_quantities, found, terms_by_text) is not None
+        found = {t: term_weight(t, s, self._stats) for t, s in question.terms_with_surface if t in evidence_terms}
+        return unmet_need(question, self.rules, evidence_terms, evidence_quantities, found, terms_by_text) is not None
 
     def synthesis_pool(self, nodes: list[NodeWithScore]) -> list[NodeWithScore]:
         """The chunks the answer's sentences may come from: wider than the evidence σ is judged on
@@ -338,9 +340,12 @@ class SupportPostprocessor(BaseNodePostprocessor):
         meta = node.node.metadata
         return f"{meta.get('title', '')}. {meta.get('section', '')}. {node.node.get_content()}"
 
-    def gate(self, query: str, nodes: list[NodeWithScore], query_vec: list[float] | None = None) -> GateResult:
-        support, evidence = self.score(query, nodes, query_vec)
-        if "clarify" in self.rules and self._is_vague_split(query, nodes, support):
+    def gate(
+        self, query: str | Question, nodes: list[NodeWithScore], query_vec: list[float] | None = None
+    ) -> GateResult:
+        question = analyse_question(query)
+        support, evidence = self.score(question, nodes, query_vec)
+        if "clarify" in self.rules and self._is_vague_split(question, nodes, support):
             return GateResult(
                 "clarify",
                 support,
@@ -359,13 +364,15 @@ class SupportPostprocessor(BaseNodePostprocessor):
             reason = f"σ {support.sigma:.2f} < τ {self.tau:.2f}; the closest sections are only loosely related"
         return GateResult("abstain", support, evidence, reason)
 
-    def ungated(self, query: str, nodes: list[NodeWithScore], query_vec: list[float] | None = None) -> GateResult:
+    def ungated(
+        self, query: str | Question, nodes: list[NodeWithScore], query_vec: list[float] | None = None
+    ) -> GateResult:
         """The baseline's decision: answer from whatever was retrieved."""
         support, evidence = self.score(query, nodes, query_vec)
         decision = "answer" if evidence else "abstain"
         return GateResult(decision, support, evidence, "ungated baseline: always answers")
 
-    def _is_vague_split(self, query: str, nodes: list[NodeWithScore], support: SupportScore) -> bool:
+    def _is_vague_split(self, query: str | Question, nodes: list[NodeWithScore], support: SupportScore) -> bool:
         """A short query that fits chunks of two or more documents equally well.
 
         Each candidate must contain every specific term of the query: then the query gives no

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from llama_index.core.schema import NodeWithScore
 
+from pipeline.question import Question, analyse_question
 from pipeline.records import AnswerStyle, Citation
 from pipeline.term_stats import TermStats
 from pipeline.text import canonical_terms, first_named, is_generic, named_in, quantities, split_sentences
@@ -92,11 +93,11 @@ class ExtractiveSynthesizer:
         return self._stats.idf(term) * (0.4 if is_generic(term) else 1.0)
 
     def _candidates(
-        self, query: str, evidence: list[NodeWithScore], similarity: dict[str, list[float]]
+        self, question: Question, evidence: list[NodeWithScore], similarity: dict[str, list[float]]
     ) -> list[tuple[float, int, int, str, str]]:
         """(score, chunk rank, sentence position, sentence, chunk id), best first, repeats removed."""
-        query_terms = list(dict.fromkeys(canonical_terms(query)))
-        wanted_units = next((set(units) for pattern, units in _WANTED_UNITS if pattern.search(query)), set())
+        query_terms = list(question.terms)
+        wanted_units = next((set(units) for pattern, units in _WANTED_UNITS if pattern.search(question.text)), set())
         candidates: list[tuple[float, int, int, str, str]] = []
         for rank, node in enumerate(evidence):
             heading = (node.node.metadata.get("section") or "").strip().lower()
@@ -117,7 +118,7 @@ class ExtractiveSynthesizer:
 
     def select(
         self,
-        query: str,
+        query: str | Question,
         evidence: list[NodeWithScore],
         style: AnswerStyle,
         similarity: dict[str, list[float]] | None = None,
@@ -126,7 +127,8 @@ class ExtractiveSynthesizer:
         """`similarity`: chunk id → the question's cosine with each sentence of that chunk.
         `parts`: for a question that asks two things (pipeline.question_parts), each part with
         its own similarities; each part's best sentence is in the answer before the rest fill up."""
-        candidates = self._candidates(query, evidence, similarity or {})
+        question = analyse_question(query)
+        candidates = self._candidates(question, evidence, similarity or {})
         if not candidates:
             return []
         best = candidates[0][0]
@@ -134,7 +136,7 @@ class ExtractiveSynthesizer:
         chosen = []
         for part, part_similarity in parts or []:
             # the part's best sentence, scored as the whole question scores it
-            top = next(iter(self._candidates(part, evidence, part_similarity)), None)
+            top = next(iter(self._candidates(analyse_question(part), evidence, part_similarity)), None)
             match = next((c for c in candidates if top and c[3] == top[3]), None)
             if match and match not in chosen:
                 chosen.append(match)
@@ -153,7 +155,7 @@ class ExtractiveSynthesizer:
             chosen = chosen[:1]
         # A question that names a programme has said which rules it wants (its words rank them);
         # the profile's programme only orders the answer to a question that names none.
-        key = "" if programme_key(query) else programme_key(style.programme)
+        key = "" if programme_key(question.text) else programme_key(style.programme)
         chosen.sort(key=lambda c: (not _mentions_programme(c[3], key), c[1], c[2]))
         if key:  # a programme-specific rule the user is in goes first, even if ranked lower
             extra = next(
