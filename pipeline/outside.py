@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline.calibration import auroc
-from pipeline.config import ALL_RULES, REPO_ROOT, RULES_LAMBDAS, RULES_TAU
+from pipeline.config import ALL_RULES, REPO_ROOT, RULES_IN_FORCE, RULES_LAMBDAS, RULES_TAU
 
 SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
 SQUAD_FILE = SHARED_DATA / "squad2" / "dev-v2.0.json"
@@ -206,7 +206,7 @@ def rules_settings() -> dict:
         "lambda_sim": RULES_LAMBDAS[0],
         "lambda_coverage": RULES_LAMBDAS[1],
         "lambda_consistency": RULES_LAMBDAS[2],
-        "rules": frozenset(ALL_RULES),
+        "rules": frozenset(RULES_IN_FORCE),
     }
 
 
