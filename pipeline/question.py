@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 
 from pipeline.question_parts import QuestionPart, parts_of_sentences
 from pipeline.text import canonical_terms_with_surface, quantities, split_sentences, tokens
@@ -27,7 +28,8 @@ class Question:
     which is what `canonical_terms` gives for the same text, without tokenising it again.
     `words` are all its lower-case word tokens, stop words included.
     `polar` is the last sentence that asks a yes/no question ("" when none), with its words in
-    `polar_terms`."""
+    `polar_terms`. `parts` are worked out when first read: a part's own record (the synthesiser
+    ranks sentences on it) never needs them."""
 
     text: str
     words: frozenset[str]
@@ -35,9 +37,16 @@ class Question:
     terms_with_surface: tuple[tuple[str, str], ...]
     quantities: frozenset[str]
     sentences: tuple[str, ...]
-    parts: tuple[QuestionPart, ...]
     polar: str
     polar_terms: tuple[tuple[str, str], ...]
+
+    @cached_property
+    def parts(self) -> tuple[QuestionPart, ...]:
+        """The two-part split (pipeline.question_parts), from the sentences already split: it reads
+        the text without its surrounding whitespace, and the engine's text has none."""
+        stripped = self.text.strip()
+        sentences = self.sentences if stripped == self.text else tuple(split_sentences(stripped))
+        return tuple(parts_of_sentences(list(sentences) or [stripped]))
 
 
 def _polar_terms(polar: str, text: str, with_surface: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
@@ -53,10 +62,6 @@ def analyse_question(text: str | Question) -> Question:
         return text
     with_surface = tuple(canonical_terms_with_surface(text))
     sentences = tuple(split_sentences(text))
-    # question_parts reads the text without its surrounding whitespace; the engine's has none,
-    # so one split serves both.
-    stripped = text.strip()
-    parts_from = sentences if stripped == text else tuple(split_sentences(stripped))
     asking = [s for s in sentences if s.rstrip().endswith("?") and _POLAR.match(s)]
     polar = asking[-1] if asking else ""
     return Question(
@@ -66,7 +71,6 @@ def analyse_question(text: str | Question) -> Question:
         terms_with_surface=with_surface,
         quantities=frozenset(quantities(text)),
         sentences=sentences,
-        parts=tuple(parts_of_sentences(list(parts_from) or [stripped])),
         polar=polar,
         polar_terms=_polar_terms(polar, text, with_surface),
     )

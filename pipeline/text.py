@@ -91,24 +91,18 @@ def stem(word: str) -> str:
 
 # English contractions: "n't" is a negation ("hasn't" -> "has not"); the other clitics ("I've",
 # "I'll", "you're", "it's", "we'd", "I'm") add nothing a policy could contain. Without this the
-# tokeniser split "I've" into "i" + "ve" and "hasn't" into "hasn" + "t", and "ve" and "hasn" were
 # counted as words the evidence lacked. Apostrophes are straightened first (normalise_text's rule).
-_NOT_CLITIC = re.compile(r"\b(?:(can)|(won)|(shan)|([a-z]+))'t\b")
+_NOT_CLITIC = re.compile(r"\b([a-z]+)n't\b")  # "hasn't" -> "has"; "can't" -> "ca"
+_IRREGULAR_NOT = {"ca": "can", "wo": "will", "sha": "shall"}
 _OTHER_CLITIC = re.compile(r"(?<=[a-z])'(?:ve|ll|re|d|s|m)\b")
-_IRREGULAR_NOT = {"can": "can", "won": "will", "shan": "shall"}
 
 
 def _expand_contractions(low: str) -> str:
     low = low.replace("\u2019", "'").replace("\u2018", "'")
     if "'" not in low:
         return low
-
-    def not_clitic(match: re.Match) -> str:
-        word = next(g for g in match.groups() if g)
-        base = _IRREGULAR_NOT.get(word) if match.group(4) is None else word.removesuffix("n")
-        return f"{base} not"
-
-    return _OTHER_CLITIC.sub("", _NOT_CLITIC.sub(not_clitic, low))
+    low = _NOT_CLITIC.sub(lambda m: f"{_IRREGULAR_NOT.get(m.group(1), m.group(1))} not", low)
+    return _OTHER_CLITIC.sub("", low)
 
 
 def tokens(text: str) -> list[str]:
@@ -132,14 +126,14 @@ def is_number(term: str) -> bool:
     return term.replace(".", "").isdigit()
 
 
+def _content_words(text: str) -> list[str]:
+    """The tokens that carry meaning (no stop words, no one-letter tokens), in order, unstemmed."""
+    return [tok for tok in tokens(text) if tok not in STOPWORDS and len(tok) >= 2]
+
+
 def content_terms(text: str) -> list[str]:
     """Stemmed tokens that carry meaning (no stop words, no one-letter tokens), in order."""
-    out = []
-    for tok in tokens(_without_section_names(text)):
-        if tok in STOPWORDS or len(tok) < 2:
-            continue
-        out.append(stem(tok))
-    return out
+    return [stem(tok) for tok in _content_words(_without_section_names(text))]
 
 
 def term_set(text: str) -> set[str]:
@@ -209,7 +203,7 @@ def _synonym_table(glossary: _glossary.Glossary) -> dict[str, str]:
 
 def _plain_terms(text: str) -> list[str]:
     """content_terms without the glossary's office names: what the lexicon itself is built from."""
-    return [stem(tok) for tok in tokens(_SECTION_POINTER.sub(" ", text)) if tok not in STOPWORDS and len(tok) >= 2]
+    return [stem(tok) for tok in _content_words(_SECTION_POINTER.sub(" ", text))]
 
 
 def _build_lexicon(glossary: _glossary.Glossary) -> _Lexicon:
@@ -395,10 +389,5 @@ def canonical_terms(text: str) -> list[str]:
 def canonical_terms_with_surface(text: str) -> list[tuple[str, str]]:
     """(canonical term, the word as written) for each content word, in order."""
     synonyms = _lexicon().synonyms
-    out = []
-    for tok in tokens(_without_section_names(text)):
-        if tok in STOPWORDS or len(tok) < 2:
-            continue
-        stemmed = stem(tok)
-        out.append((synonyms.get(stemmed, stemmed), tok))
-    return out
+    stemmed = [(stem(tok), tok) for tok in _content_words(_without_section_names(text))]
+    return [(synonyms.get(term, term), tok) for term, tok in stemmed]
