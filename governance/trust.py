@@ -5,18 +5,44 @@ The score orders the queue; it never decides. A reviewer sees every reason next 
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
 from governance.contradictions import extract_values
+from pipeline import glossary
 from pipeline.text import content_terms
 
-_OFFICIAL = re.compile(
-    r"\b(circular|notification|notice no|office order|gazette|senate|academic council|board of studies|"
-    r"registrar|controller of examinations|coe|dean|official|minutes of|memo)\b|https?://\S+\.(?:ac\.in|edu)\b",
-    re.IGNORECASE,
+# What marks an official document in any organisation; the organisation's own bodies and web
+# domains come from its glossary (official_sources, official_domains).
+_OFFICIAL_IN_ENGLISH = (
+    "circular",
+    "notification",
+    "notice no",
+    "office order",
+    "gazette",
+    "official",
+    "minutes of",
+    "memo",
 )
 _ROLE_WEIGHT = {"user": 0.0, "reviewer": 0.15, "admin": 0.15}
+
+
+@functools.cache
+def _official() -> re.Pattern[str]:
+    """The marks of an official source: generic English words, then the active glossary's bodies
+    (whole words, any case, any spacing) and https addresses on its domains."""
+    words = glossary.active()
+    phrases = [r"\s+".join(map(re.escape, p.split())) for p in (*_OFFICIAL_IN_ENGLISH, *words.official_sources)]
+    marks = [r"(?<!\w)(?:" + "|".join(sorted(phrases, key=len, reverse=True)) + r")(?!\w)"]
+    if words.official_domains:
+        domains = "|".join(re.escape(d) for d in sorted(words.official_domains, key=len, reverse=True))
+        # The host must end in the domain: "https://hr.example.org/x" counts, "https://example.org.evil.com" not.
+        marks.append(r"https?://(?:[\w-]+\.)+(?:" + domains + r")(?!\.?[\w-])")
+    return re.compile("|".join(marks), re.IGNORECASE)
+
+
+glossary.on_change(_official.cache_clear)  # another corpus, other bodies
 
 
 @dataclass(frozen=True)
@@ -58,8 +84,8 @@ def trust_score(statement: str, reporter_role: str, proof_text: str = "", has_pr
         reasons.append("+0.30 proof text states the claimed value")
     elif proof_text.strip():
         reasons.append("+0.00 proof text does not state the claimed value")
-    source = _OFFICIAL.search(f"{statement}\n{proof_text}")
+    source = _official().search(f"{statement}\n{proof_text}")
     if source:
         score += 0.15
-        reasons.append(f"+0.15 names an official source ({source.group(0)[:40]})")
+        reasons.append(f"+0.15 names an official source ({' '.join(source.group(0).split())[:40]})")
     return TrustScore(round(min(score, 1.0), 2), reasons)

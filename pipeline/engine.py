@@ -25,7 +25,7 @@ from pipeline.config import Config
 from pipeline.freshness import MISSING, FileStamp, file_stamp
 from pipeline.generate import build_generator
 from pipeline.index import ChunkIndex, IngestReport
-from pipeline.instructions import ACTION_REFUSAL, INSTRUCTIONS_ONLY, is_action_request, set_aside_instructions
+from pipeline.instructions import action_refusal, instructions_only, is_action_request, set_aside_instructions
 from pipeline.querylog import append_query_log
 from pipeline.question import Question, analyse_question
 from pipeline.question_parts import QuestionPart
@@ -38,6 +38,11 @@ from pipeline.verify import verify
 log = logging.getLogger(__name__)
 
 MAX_QUESTION_CHARS = 2000
+
+
+def please_ask(words: glossary.Glossary | None = None) -> str:
+    """The reply to an empty message, naming the glossary's `subject` (the active one by default)."""
+    return f"Please type a question about {(words or glossary.active()).subject}."
 
 
 def _ms(start: float) -> float:
@@ -241,10 +246,10 @@ class AnswerEngine:
         # The message is analysed once (pipeline.question); every step below reads that record.
         message = analyse_question((rewritten or question).strip())
         if is_action_request(message.sentences if message.text == question else question):
-            return self._declined(question, ACTION_REFUSAL, "a request to act, not a question", started)
+            return self._declined(question, action_refusal(), "a request to act, not a question", started)
         query, set_aside = set_aside_instructions(message.sentences)
         if not query:
-            return self._declined(question, INSTRUCTIONS_ONLY, "instructions only, no question", started)
+            return self._declined(question, instructions_only(), "instructions only, no question", started)
         asked = message if query == message.text else analyse_question(query)
         # A two-part question's parts are embedded with it, in one pass (pipeline.question_parts).
         parts = asked.parts
@@ -283,7 +288,7 @@ class AnswerEngine:
     @staticmethod
     def _refuse_input(question: str) -> str:
         if not question:
-            return "Please type a question about the academic policies."
+            return please_ask()
         if len(question) > MAX_QUESTION_CHARS:
             return (
                 f"That message is {len(question):,} characters long; please ask in under "

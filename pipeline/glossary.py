@@ -3,7 +3,10 @@
 The code knows English; the glossary knows the corpus: which words mean the same thing there
 ("recheck" is "re-mark"), which are too common to say much ("student", the institute's name),
 which names set one rule apart from another (programmes, roles), and how money is written
-("€500", "500 euros"). A folder without a glossary gets none of these, never another organisation's.
+("€500", "500 euros"). It also names what the assistant talks about ("the HR policies", say), whom
+a user should ask about their own case, and which bodies and web sites make a document official.
+A folder without a glossary gets none of these, never another organisation's: neutral wording
+("the policies") and only the generic English marks of an official document (governance.trust).
 
 `Glossary.load(docs_dir)` reads it; `use(glossary)` makes it the one the text functions
 (pipeline.text) read for this process — the engine does so for its configured documents.
@@ -21,7 +24,23 @@ from typing import Any
 import yaml
 
 FILE_NAME = "glossary.yaml"
-_KEYS = ("synonyms", "generic_terms", "named_groups", "currency", "money_words", "abbreviations", "offices")
+_KEYS = (
+    "synonyms",
+    "generic_terms",
+    "named_groups",
+    "currency",
+    "money_words",
+    "abbreviations",
+    "offices",
+    "subject",
+    "topics",
+    "contact",
+    "official_sources",
+    "official_domains",
+)
+MAX_TEXT_CHARS = 120  # a phrase shown inside a sentence, not a paragraph
+DEFAULT_SUBJECT = "the policies"
+DEFAULT_CONTACT = "the office named in the policy"
 
 
 class GlossaryError(ValueError):
@@ -41,6 +60,14 @@ class Glossary:
     abbreviations: words whose full stop does not end a sentence ("Dept.").
     offices: names of offices or bodies whose words mean something else in a question ("Academic
         Section" is an office, not a section of a course); each is read as one word.
+    subject: what the assistant answers about, as a phrase inside a sentence ("the HR policies");
+        shown as plain text (escape it in HTML).
+    topics: a few topics named in the greeting ("leave", "expenses"); none: a greeting without.
+    contact: whom a user should ask about their own case ("your line manager or HR").
+    official_sources: this organisation's bodies and officers whose name makes a proof look official
+        ("works council", "HR director"); matched as whole words in any case.
+    official_domains: web domains whose http(s) links are official ("example.org": a link whose
+        host ends in it).
     """
 
     synonyms: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
@@ -50,6 +77,11 @@ class Glossary:
     money_words: tuple[str, ...] = ()
     abbreviations: tuple[str, ...] = ()
     offices: tuple[str, ...] = ()
+    subject: str = DEFAULT_SUBJECT
+    topics: tuple[str, ...] = ()
+    contact: str = DEFAULT_CONTACT
+    official_sources: tuple[str, ...] = ()
+    official_domains: tuple[str, ...] = ()
     source: Path | None = None
 
     @classmethod
@@ -113,6 +145,23 @@ class Glossary:
             ),
             abbreviations=_words(data.get("abbreviations"), f"{where}: abbreviations", lower=False),
             offices=_words(data.get("offices"), f"{where}: offices"),
+            subject=_text(data.get("subject"), f"{where}: subject", DEFAULT_SUBJECT),
+            topics=tuple(
+                dict.fromkeys(_text(t, f"{where}: topics") for t in _list(data.get("topics"), f"{where}: topics"))
+            ),
+            contact=_text(data.get("contact"), f"{where}: contact", DEFAULT_CONTACT),
+            official_sources=tuple(
+                dict.fromkeys(
+                    _text(t, f"{where}: official_sources").lower()
+                    for t in _list(data.get("official_sources"), f"{where}: official_sources")
+                )
+            ),
+            official_domains=tuple(
+                dict.fromkeys(
+                    _domain(d, f"{where}: official_domains")
+                    for d in _list(data.get("official_domains"), f"{where}: official_domains")
+                )
+            ),
             source=source,
         )
 
@@ -131,6 +180,11 @@ class Glossary:
                 self.money_words,
                 self.abbreviations,
                 self.offices,
+                self.subject,
+                self.topics,
+                self.contact,
+                self.official_sources,
+                self.official_domains,
             )
         )
 
@@ -171,6 +225,44 @@ def _words(value: Any, where: str, lower: bool = True) -> tuple[str, ...]:
     if not isinstance(value, list):
         raise GlossaryError(f"{where}: expected a list of words, got {type(value).__name__}")
     return tuple(dict.fromkeys(_word(v, where, lower) for v in value))
+
+
+def _list(value: Any, where: str) -> list[Any]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if not isinstance(value, list):
+        raise GlossaryError(f"{where}: expected a list of phrases, got {type(value).__name__}")
+    return value
+
+
+_CONTROL = re.compile("[\x00-\x1f\x7f\x85\u2028\u2029]")  # line breaks and other control characters
+
+
+def _text(value: Any, where: str, default: str = "") -> str:
+    """A phrase shown to users inside a sentence: one line of plain text, at most MAX_TEXT_CHARS."""
+    if value is None and default:
+        return default
+    if not isinstance(value, str) or not value.strip():
+        raise GlossaryError(f"{where}: expected a phrase (text), got {value!r}")
+    if _CONTROL.search(value.strip()):
+        raise GlossaryError(f"{where}: {value[:40]!r} must be one line of plain text (no newlines)")
+    text = " ".join(value.split())
+    if len(text) > MAX_TEXT_CHARS:
+        raise GlossaryError(f"{where}: {len(text)} characters long; at most {MAX_TEXT_CHARS} are shown")
+    return text
+
+
+_DOMAIN = re.compile(r"[a-z0-9]+(?:-+[a-z0-9]+)*(?:\.[a-z0-9]+(?:-+[a-z0-9]+)*)*")
+
+
+def _domain(value: Any, where: str) -> str:
+    """A domain suffix ("example.org", "gov.uk"): labels of letters, digits and inner hyphens."""
+    domain = str(value).strip().lower().removeprefix(".") if isinstance(value, str) else ""
+    if not _DOMAIN.fullmatch(domain) or len(domain) > MAX_TEXT_CHARS:
+        raise GlossaryError(f"{where}: {value!r} is not a domain suffix like 'example.org' or 'gov.uk'")
+    return domain
 
 
 _EMPTY = Glossary()

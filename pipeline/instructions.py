@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from pipeline import glossary as _glossary
 from pipeline.text import split_sentences
 
 _INSTRUCTION = re.compile(
@@ -29,17 +30,26 @@ _ACTION = re.compile(
     re.IGNORECASE,
 )
 
-ACTION_REFUSAL = (
-    "I can't do that: in this chat I only answer questions from the policies, with citations. "
-    "I can't approve or reject tickets, change marks or records, or grant exceptions. "
-    "Policy-change tickets are decided by reviewers in the Review tab; for your own case, ask your "
-    "faculty advisor or the office named in the policy."
-)
-INSTRUCTIONS_ONLY = (
-    "Your message gives me instructions rather than asking about a policy. I don't follow "
-    "instructions in chat messages; I answer questions about the academic policies, citing them. "
-    "What would you like to know?"
-)
+
+def action_refusal(glossary: _glossary.Glossary | None = None) -> str:
+    """The reply to a request to act; names whom to ask (the glossary's `contact`, by default the
+    active glossary's)."""
+    contact = (glossary or _glossary.active()).contact
+    return (
+        "I can't do that: in this chat I only answer questions from the policies, with citations. "
+        "I can't approve or reject tickets, change marks or records, or grant exceptions. "
+        f"Policy-change tickets are decided by reviewers in the Review tab; for your own case, ask {contact}."
+    )
+
+
+def instructions_only(glossary: _glossary.Glossary | None = None) -> str:
+    """The reply to a message of instructions and no question, naming the glossary's `subject`."""
+    subject = (glossary or _glossary.active()).subject
+    return (
+        "Your message gives me instructions rather than asking about a policy. I don't follow "
+        f"instructions in chat messages; I answer questions about {subject}, citing them. "
+        "What would you like to know?"
+    )
 
 
 def _sentences(message: str | Sequence[str]) -> Sequence[str]:

@@ -16,6 +16,7 @@ from fastapi import FastAPI, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from governance.accounts import LoginRefused
+from pipeline import glossary
 from ui.render import esc
 from ui.session import COOKIE_NAME, Session, SessionCookies
 
@@ -32,7 +33,7 @@ button, .sso {{margin-top:18px; width:100%; padding:9px; font-size:1em; display:
 </style></head><body>
 <form method="post" action="/login" id="login-form">
 <h2>Warrant</h2>
-<div class="muted">Answers about the academic policies, cited or silent.</div>
+<div class="muted">Answers about {subject}, cited or silent.</div>
 <label>Username <input name="username" id="username" autocomplete="username" required maxlength="64"
  value="{username}"></label>
 <label>Password <input name="password" id="password" type="password" autocomplete="current-password" required
@@ -44,6 +45,7 @@ button, .sso {{margin-top:18px; width:100%; padding:9px; font-size:1em; display:
 
 def login_page(error: str = "", username: str = "", sso: bool = False) -> str:
     return _PAGE.format(
+        subject=esc(glossary.active().subject),  # the documents' glossary: plain text, escaped here
         username=esc(username),
         error=f'<div class="error" id="login-error" role="alert">{esc(error)}</div>' if error else "",
         sso='<a class="sso" href="/login/sso">Log in with single sign-on</a>' if sso else "",

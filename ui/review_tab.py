@@ -235,7 +235,7 @@ def build_my_claims(service: WarrantService, identity_of: Callable[[gr.Request],
     gr.Markdown("### File a policy-change claim\nA reviewer checks it; the answers change only if it is approved.")
     claim = gr.Textbox(
         label="What does the policy now say?",
-        placeholder="The revaluation fee is now Rs. 800 per course.",
+        placeholder="The late fee is now 60 per day.",
         elem_id="warrant-claim",
     )
     proof_text = gr.Textbox(label="Proof (paste text, optional)", lines=3)

@@ -17,8 +17,9 @@ from governance.audit import AuditLog
 from governance.identity import ROLES, Identity, PermissionDenied, require
 from governance.service import GovernanceService
 from memory.service import MemoryService, user_key
+from pipeline import glossary
 from pipeline.config import Config
-from pipeline.engine import AnswerEngine
+from pipeline.engine import AnswerEngine, please_ask
 from pipeline.freshness import MISSING, file_stamp
 from pipeline.keys import audit_key
 from pipeline.records import Answer
@@ -30,6 +31,13 @@ _GREETING = re.compile(
     r"(\s+(again|there|everyone|all|warrant|so much))*[\s!.,]*$",
     re.I,
 )
+
+
+def greeting(words: glossary.Glossary | None = None) -> str:
+    """The reply to "hello": the glossary's `subject` and, when it lists some, its `topics`."""
+    words = words or glossary.active()
+    topics = f" - {', '.join(words.topics)} -" if words.topics else ""
+    return f"Hello! Ask me about {words.subject}{topics} and I'll answer with citations."
 
 
 @dataclass
@@ -87,7 +95,7 @@ class WarrantService:
         if not text:
             return TurnResult(
                 Answer(
-                    text="Please type a question about the academic policies.",
+                    text=please_ask(),
                     decision="out_of_scope",
                     reason="empty message",
                 ),
@@ -112,8 +120,7 @@ class WarrantService:
             answer = self.memory.answer_about_me(identity, text)
         elif _GREETING.match(text):
             answer = Answer(
-                text="Hello! Ask me about the academic policies - add/drop, exams, "
-                "revaluation, internships, projects - and I'll answer with citations.",
+                text=greeting(),
                 decision="out_of_scope",
                 query=text,
                 reason="greeting",

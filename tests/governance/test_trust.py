@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from governance.trust import trust_score
+from pipeline import glossary
+from pipeline.glossary import Glossary
+
+REPO = Path(__file__).resolve().parents[2]
 
 CLAIM = "The revaluation fee is now Rs. 800 per course."
 
@@ -22,3 +30,32 @@ def test_matching_official_proof_scores_high_with_reasons():
 def test_proof_with_another_value_does_not_count_as_matching():
     t = trust_score(CLAIM, "user", "The revaluation fee is Rs. 500 per course.")
     assert "does not state the claimed value" in " ".join(t.reasons)
+
+
+@pytest.fixture()
+def active():
+    """Restore whatever glossary was in use when the test ends."""
+    before = glossary.active()
+    yield glossary.use
+    glossary.use(before)
+
+
+def _official(statement: str, proof: str) -> bool:
+    return any("official source" in r for r in trust_score(statement, "user", proof).reasons)
+
+
+def test_the_organisations_own_bodies_count_as_official_only_with_its_glossary(active):
+    proof = "Notice from the Registrar: the revaluation fee is Rs. 800 per course."
+    active(Glossary.load(REPO / "data" / "policies"))
+    assert _official(CLAIM, proof)
+    assert _official(CLAIM, "See https://www.example.ac.in/fees.")
+    assert not _official(CLAIM, "See https://www.example.ac.in.attacker.com/fees.")
+    active(Glossary())
+    assert not _official(CLAIM, proof)
+    assert not _official(CLAIM, "See https://www.example.ac.in/fees.")
+
+
+def test_a_generic_official_document_counts_with_any_glossary(active):
+    for words in (Glossary.load(REPO / "data" / "policies"), Glossary()):
+        active(words)
+        assert _official(CLAIM, "Circular 7/2026: the revaluation fee is Rs. 800 per course.")

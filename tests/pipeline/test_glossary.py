@@ -120,3 +120,77 @@ def test_the_demo_glossary_loads(active):
     assert canonical_terms("re-evaluation fee") == canonical_terms("revaluation cost")
     assert quantities("Rs. 2,000") == {"money:2000"}
     assert named_in("For M.Tech and MCA students") == {"M.Tech", "MCA", "student"}
+
+
+DEMO_TEXTS = {
+    "please_ask": "Please type a question about the academic policies.",
+    "greeting": "Hello! Ask me about the academic policies - add/drop, exams, revaluation, internships, "
+    "projects - and I'll answer with citations.",
+    "action_refusal": "I can't do that: in this chat I only answer questions from the policies, with citations. "
+    "I can't approve or reject tickets, change marks or records, or grant exceptions. Policy-change tickets are "
+    "decided by reviewers in the Review tab; for your own case, ask your faculty advisor or the office named in "
+    "the policy.",
+    "instructions_only": "Your message gives me instructions rather than asking about a policy. I don't follow "
+    "instructions in chat messages; I answer questions about the academic policies, citing them. What would you "
+    "like to know?",
+    "login": "Answers about the academic policies, cited or silent.",
+}
+
+
+def _texts(active) -> dict[str, str]:
+    """What the assistant says about its corpus, with the glossary `active` put in use."""
+    from pipeline.engine import please_ask
+    from pipeline.instructions import action_refusal, instructions_only
+    from ui.login import login_page
+    from ui.service import greeting
+
+    login = next(line for line in login_page().splitlines() if "cited or silent" in line)
+    return {
+        "please_ask": please_ask(),
+        "greeting": greeting(),
+        "action_refusal": action_refusal(),
+        "instructions_only": instructions_only(),
+        "login": login.removeprefix('<div class="muted">').removesuffix("</div>"),
+    }
+
+
+def test_the_demo_glossary_gives_the_demo_wording(active):
+    active(Glossary.load(Path(__file__).resolve().parents[2] / "data" / "policies"))
+    assert _texts(active) == DEMO_TEXTS
+
+
+def test_a_folder_without_a_glossary_gets_neutral_wording(tmp_path: Path, active):
+    active(Glossary.load(tmp_path))
+    texts = _texts(active)
+    assert texts["please_ask"] == "Please type a question about the policies."
+    assert texts["greeting"] == "Hello! Ask me about the policies and I'll answer with citations."
+    assert texts["action_refusal"].endswith("for your own case, ask the office named in the policy.")
+    for text in texts.values():
+        assert "academic" not in text.lower() and "faculty" not in text.lower()
+
+
+def test_glossary_wording_is_shown_as_text_on_the_login_page(tmp_path: Path, active):
+    (tmp_path / "glossary.yaml").write_text('subject: "the <b>HR</b> & pay rules"\n', encoding="utf-8")
+    active(Glossary.load(tmp_path))
+    assert _texts(active)["login"] == "Answers about the &lt;b&gt;HR&lt;/b&gt; &amp; pay rules, cited or silent."
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("subject: [a, b]\n", "subject: expected a phrase"),
+        ('subject: ""\n', "subject: expected a phrase"),
+        ('subject: "the\\npolicies"\n', "subject: 'the\\npolicies' must be one line"),
+        (f"contact: {'x' * 121}\n", "contact: 121 characters long; at most 120"),
+        ("topics: {exams: 1}\n", "topics: expected a list of phrases"),
+        ("topics: [exams, 3]\n", "topics: expected a phrase"),
+        ('official_sources: ["board of\\nstudies"]\n', "official_sources: 'board of\\nstudies' must be one line"),
+        ("official_domains: [https://ac.in]\n", "official_domains: 'https://ac.in' is not a domain suffix"),
+        ("official_domains: [ac in]\n", "official_domains: 'ac in' is not a domain suffix"),
+    ],
+)
+def test_bad_wording_or_official_sources_are_refused_naming_the_key(tmp_path: Path, text: str, message: str):
+    (tmp_path / "glossary.yaml").write_text(text, encoding="utf-8")
+    with pytest.raises(GlossaryError) as error:
+        Glossary.load(tmp_path)
+    assert str(tmp_path / "glossary.yaml") in str(error.value) and message in str(error.value)
