@@ -20,7 +20,7 @@ from governance.proof import ProofRefused, read_upload, store_proof
 from governance.tickets import STATUSES, Ticket, TicketStore, new_ticket_id, now_iso
 from governance.trust import trust_score
 from pipeline.config import Config
-from pipeline.records import Answer
+from pipeline.records import Answer, Citation
 from pipeline.storage import lock_for
 
 MAX_CLAIM_CHARS = 2000
@@ -50,7 +50,12 @@ class GovernanceService:
 
     # -- chat ---------------------------------------------------------------------------------------
     def on_chat_turn(self, identity: Identity, text: str, answer: Answer) -> Answer:
-        """When `text` claims a policy changed: keep the cited answer, name the conflict, offer a ticket."""
+        """When `text` claims a policy changed: keep the cited answer, name the conflict, offer a ticket.
+
+        The conflict is looked for first in the chunks the answer cites, then, when none of them
+        conflicts (or the gate abstained and nothing is cited), among the chunks closest to the
+        claim itself, as a filed ticket would be analysed: whether the claim's section is found
+        does not depend on whether the question around it could be answered."""
         claim = detect_claim(text)
         if claim is None:
             return answer
@@ -59,17 +64,23 @@ class GovernanceService:
         for node in self.engine.index.get_nodes(list(cited)):
             found += find_contradictions(claim.statement, node.node_id, node.text, node.metadata.get("section", ""))
         contradictions = [c.to_dict() for c in closest(found)]
-        conflicting = cited.get(contradictions[0]["chunk_id"]) if contradictions else next(iter(cited.values()), None)
-        citation = None
-        if conflicting is not None:
-            citation = {
-                "n": conflicting.n,
-                "doc_id": conflicting.doc_id,
-                "chunk_id": conflicting.chunk_id,
-                "title": conflicting.title,
-                "section": conflicting.section,
-                "quote": conflicting.quote,
-            }
+        citation: dict | None = None
+        if contradictions:
+            citation = _citation_dict(cited[contradictions[0]["chunk_id"]])
+        else:
+            contradictions, affected = self.analyse(claim.statement)
+            if contradictions:
+                chunk = next(a for a in affected if a["chunk_id"] == contradictions[0]["chunk_id"])
+                citation = {
+                    "n": None,  # not among the answer's citations: named by its section, not a marker
+                    "doc_id": chunk["doc_id"],
+                    "chunk_id": chunk["chunk_id"],
+                    "title": chunk["title"],
+                    "section": chunk["section"],
+                    "quote": contradictions[0]["chunk_span"]["text"],
+                }
+            elif cited:
+                citation = _citation_dict(next(iter(cited.values())))
         answer.policy_claim = {
             "text": claim.text,
             "claim": claim.text,
@@ -89,12 +100,13 @@ class GovernanceService:
     def _claim_note(statement: str, citation: dict | None, contradictions: list[dict]) -> str:
         offer = (
             "If you believe the policy has changed, you can file this claim for review, with any proof "
-            'you have (Review tab, "My claims"). The answer above stays as the current policy until '
-            "a reviewer approves a change."
+            'you have (Review tab, "My claims"). The policy as written stays in force until a reviewer '
+            "approves a change."
         )
         if citation is None:
             return f'You said: "{statement}" I could not find the section this refers to. {offer}'
-        where = f"[{citation['n']}] {citation['title']}, {citation['section']}"
+        marker = f"[{citation['n']}] " if citation.get("n") else ""
+        where = f"{marker}{citation['title']}, {citation['section']}"
         if contradictions:
             c = contradictions[0]
             return (
@@ -401,3 +413,15 @@ class GovernanceService:
 
 
 __all__ = ["GovernanceService", "ProofRefused"]
+
+
+def _citation_dict(citation: Citation) -> dict:
+    """A citation of the answer as the claim notice names it."""
+    return {
+        "n": citation.n,
+        "doc_id": citation.doc_id,
+        "chunk_id": citation.chunk_id,
+        "title": citation.title,
+        "section": citation.section,
+        "quote": citation.quote,
+    }

@@ -37,7 +37,7 @@ def action_refusal(glossary: _glossary.Glossary | None = None) -> str:
     contact = (glossary or _glossary.active()).contact
     return (
         "I can't do that: in this chat I only answer questions from the policies, with citations. "
-        "I can't approve or reject tickets, change marks or records, or grant exceptions. "
+        "I can't approve or reject tickets, change records, or grant exceptions. "
         f"Policy-change tickets are decided by reviewers in the Review tab; for your own case, ask {contact}."
     )
 

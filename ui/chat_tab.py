@@ -18,6 +18,7 @@ import gradio as gr
 from gradio.context import Context
 
 from governance.identity import Identity, PermissionDenied
+from pipeline import glossary
 from ui.render import answer_bubble, history_messages, sources_html, streaming_bubble, support_html, user_bubble
 from ui.service import WarrantService
 
@@ -73,7 +74,7 @@ def build_chat_tab(service: WarrantService, identity_of: Callable[[gr.Request], 
             chatbot = gr.Chatbot(label="Warrant", height=520, sanitize_html=True, elem_id="warrant-chat")
             message = gr.Textbox(
                 label="Your question",
-                placeholder="e.g. What is the revaluation fee?",
+                placeholder=f"Ask a question about {glossary.active().subject}",
                 lines=1,
                 max_lines=4,
                 elem_id="warrant-message",

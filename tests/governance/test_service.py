@@ -47,6 +47,17 @@ def test_chat_claim_is_answered_from_the_corpus_and_offered_for_review(service):
     assert service.chat(STUDENT, QUESTION).answer.policy_claim is None
 
 
+def test_a_claim_names_the_section_it_contradicts_even_when_the_gate_abstains(service):
+    service.engine.tau = 1.0  # no answer passes: the notice must find the section on its own
+    answer = service.chat(STUDENT, CLAIM).answer
+    assert answer.decision != "answer" and not answer.citations
+    claim = answer.policy_claim
+    assert claim["conflicts"] and claim["contradictions"][0]["chunk_span"]["text"] == "Rs. 500"
+    assert claim["conflicting_citation"]["section"].startswith("2") and claim["conflicting_citation"]["n"] is None
+    assert "conflicts with" in claim["note"] and "[None]" not in claim["note"]
+    assert "could not find the section" not in answer.text
+
+
 def test_the_claim_notice_is_not_scored_as_an_answer_sentence(service):
     from pipeline.eval import answer_sentences_text, unsupported_sentences
 

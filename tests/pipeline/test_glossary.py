@@ -127,7 +127,7 @@ DEMO_TEXTS = {
     "greeting": "Hello! Ask me about the academic policies - add/drop, exams, revaluation, internships, "
     "projects - and I'll answer with citations.",
     "action_refusal": "I can't do that: in this chat I only answer questions from the policies, with citations. "
-    "I can't approve or reject tickets, change marks or records, or grant exceptions. Policy-change tickets are "
+    "I can't approve or reject tickets, change records, or grant exceptions. Policy-change tickets are "
     "decided by reviewers in the Review tab; for your own case, ask your faculty advisor or the office named in "
     "the policy.",
     "instructions_only": "Your message gives me instructions rather than asking about a policy. I don't follow "
