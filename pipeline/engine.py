@@ -112,6 +112,7 @@ class AnswerEngine:
         self.postprocessor = SupportPostprocessor(
             self.stats,
             self._answerability(config),
+            self.index.sentence_vectors,
             lambda_sim=config.lambda_sim,
             lambda_coverage=config.lambda_coverage,
             lambda_consistency=config.lambda_consistency,

@@ -207,9 +207,9 @@ def tune(engine, items: list[dict]) -> dict:
 
     parts = []
     for item in items:
-        nodes, _ = engine.retrieve(item["question"])
+        nodes, _, embedding = engine._retrieve(item["question"])
         question = analyse_question(item["question"])
-        support, _ = engine.postprocessor.score(question, nodes)
+        support, _ = engine.postprocessor.score(question, nodes, embedding)
         vague = engine.postprocessor._is_vague_split(question, nodes, support)
         parts.append((item["type"], support.sim, support.coverage, support.consistency, vague))
     best = None

@@ -51,6 +51,7 @@ class Outcome:
     decisions: list[str] = field(default_factory=list)
     sigma: list[float] = field(default_factory=list)
     sim: list[float] = field(default_factory=list)
+    best_chunk: list[float] = field(default_factory=list)
     coverage: list[float] = field(default_factory=list)
     consistency: list[float] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)
@@ -137,6 +138,7 @@ def ask_items(engine, items: list[OutsideItem], gated: bool = True) -> Outcome:
         out.decisions.append(answer.decision)
         out.sigma.append(support.sigma if support else 0.0)
         out.sim.append(support.sim if support else 0.0)
+        out.best_chunk.append(support.best_chunk if support else 0.0)
         out.coverage.append(support.coverage if support else 0.0)
         out.consistency.append(support.consistency if support else 1.0)
         out.texts.append(answer.text if answer.decision == "answer" else "")
@@ -185,7 +187,7 @@ def metrics(items: list[OutsideItem], out: Outcome, sigma: list[float] | None = 
         "answer_contains_gold": rate(len(contains), len(answered)),
         "citation_accuracy": rate(len(cited), len(answered)) if any(it.context for it in items) else None,
         "sigma_auroc": _round(auroc([sigma[i] for i in pos], [sigma[i] for i in neg])),
-        "max_cosine_auroc": _round(auroc([out.sim[i] for i in pos], [out.sim[i] for i in neg])),
+        "max_cosine_auroc": _round(auroc([out.best_chunk[i] for i in pos], [out.best_chunk[i] for i in neg])),
         "latency_ms_p50": round(statistics.median(lat), 1) if lat else None,
         "latency_ms_p95": round(lat[int(0.95 * (len(lat) - 1))], 1) if lat else None,
         "n_answerable": len(pos),

@@ -56,6 +56,9 @@ class SupportScore:
     consistency: float
     tau: float
     missing_terms: tuple[str, ...] = ()
+    # The best chunk's cosine: what a plain similarity cutoff reads (the baseline σ is measured
+    # against); sim itself is the best sentence's (pipeline.support).
+    best_chunk: float = 0.0
 
     @property
     def passes(self) -> bool:

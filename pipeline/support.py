@@ -1,7 +1,12 @@
 """The support score σ and the answer / clarify / abstain decision.
 
 σ = λ1·sim + λ2·coverage + λ3·consistency, where
-- sim is the best retrieval relevance (cosine of query and chunk embeddings),
+- sim is how closely the best single sentence of the closest chunks matches the question (cosine
+  of the question's embedding and the stored sentence embeddings, pipeline.sentence_vectors), or,
+  without sentence vectors, the best chunk's cosine. A whole chunk's vector blurs the one sentence
+  that answers with its neighbours; measured on corpora the gate was not written from, the best
+  sentence ranks answerable above unanswerable better than the best chunk (README: "Sentence
+  similarity"),
 - coverage is the learned answerability (pipeline.answerability): the model's probability that
   the best sentence window of the retrieved chunks answers the question. The earlier word rules
   (idf-weighted share of the query's needs found in the evidence, with the answer-type forms) are
@@ -16,7 +21,9 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
+from typing import Protocol
 
+import numpy as np
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import NodeWithScore, QueryBundle
 from pydantic import Field, PrivateAttr
@@ -49,6 +56,12 @@ RULES: dict[str, str] = {
     "clarify": "ask to clarify when a short question fits chunks of several documents equally well",
     "consistency": "σ's consistency part: conflicting amounts or negations between evidence chunks",
 }
+
+
+class SentenceVectors(Protocol):
+    """What the gate reads sentence embeddings from (pipeline.sentence_vectors.SentenceVectorStore)."""
+
+    def get(self, chunks: list[tuple[str, str]]) -> dict[str, np.ndarray]: ...
 
 
 def chroma_cosine(score: float | None) -> float:
@@ -252,13 +265,24 @@ class SupportPostprocessor(BaseNodePostprocessor):
     clarify_max_sim: float = Field(default=0.6, description="A closer match than this is not vague.")
     pool_margin: float = Field(default=0.2, description="Chunks this close to the best may give sentences.")
     pool_limit: int = Field(default=5, description="At most this many chunks give sentences.")
+    sim_chunks: int = Field(
+        default=3, ge=0, description="sim: the best sentence of this many closest chunks (0: the best chunk's cosine)."
+    )
     _stats: TermStats = PrivateAttr()
     _answerability: AnswerabilityCoverage | None = PrivateAttr(default=None)
+    _sentence_vectors: SentenceVectors | None = PrivateAttr(default=None)
 
-    def __init__(self, stats: TermStats, answerability: AnswerabilityCoverage | None = None, **kwargs) -> None:
+    def __init__(
+        self,
+        stats: TermStats,
+        answerability: AnswerabilityCoverage | None = None,
+        sentence_vectors: SentenceVectors | None = None,
+        **kwargs,
+    ) -> None:
         super().__init__(**kwargs)
         self._stats = stats
         self._answerability = answerability
+        self._sentence_vectors = sentence_vectors
         if answerability is None:
             self.coverage_source = "rules"
 
@@ -276,7 +300,7 @@ class SupportPostprocessor(BaseNodePostprocessor):
                 node.score = node.node.metadata["support_cosine"]
         nodes = sorted(nodes, key=lambda n: n.score or 0.0, reverse=True)
         evidence = _evidence_window(nodes, self.evidence_margin, self.evidence_limit)
-        sim = (evidence[0].score or 0.0) if evidence else 0.0  # no score ranks as 0, as in the sort
+        sim = self._sentence_sim(nodes, query_vec) if evidence else 0.0
         texts = [self._text(n) for n in evidence]
         coverage, missing = coverage_of(question, texts, self._stats, self.rules) if evidence else (0.0, ())
         if evidence and self.coverage_source == "model" and self._answerability is not None:
@@ -292,6 +316,7 @@ class SupportPostprocessor(BaseNodePostprocessor):
             consistency=round(consistency, 4),
             tau=self.tau,
             missing_terms=missing,
+            best_chunk=round(nodes[0].score or 0.0, 4) if nodes else 0.0,
         )
         for node in evidence:
             node.node.metadata.update(
@@ -301,6 +326,19 @@ class SupportPostprocessor(BaseNodePostprocessor):
                 support_consistency=support.consistency,
             )
         return support, evidence
+
+    def _sentence_sim(self, nodes: list[NodeWithScore], query_vec: list[float] | None) -> float:
+        """The best cosine between the question and one sentence of the `sim_chunks` closest chunks
+        (sorted best first); the best chunk's own cosine when there are no sentence vectors."""
+        chunk_sim = nodes[0].score or 0.0  # no score ranks as 0, as in the sort
+        if self._sentence_vectors is None or query_vec is None or self.sim_chunks == 0:
+            return chunk_sim
+        closest = nodes[: self.sim_chunks]
+        vectors = self._sentence_vectors.get([(n.node.node_id, n.node.get_content()) for n in closest])
+        query = np.asarray(query_vec, dtype=np.float32)
+        query /= float(np.linalg.norm(query)) or 1.0
+        best = [float(np.max(np.asarray(m, dtype=np.float32) @ query)) for m in vectors.values() if len(m)]
+        return max(0.0, min(1.0, max(best))) if best else chunk_sim
 
     def _model_coverage(
         self,

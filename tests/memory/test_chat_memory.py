@@ -63,8 +63,11 @@ def test_programme_rule_comes_first_for_the_users_programme(service):
     btech, mtech = Identity("local:bt", "bt"), Identity("local:mt", "mt")
     service.chat(btech, "I'm a B.Tech student")
     service.chat(mtech, "I'm an M.Tech student")
-    first_b = service.chat(btech, "What is the minimum pass mark?").answer.text.split(". ")[0]
-    first_m = service.chat(mtech, "What is the minimum pass mark?").answer.text.split(". ")[0]
+    # "…in a course": the bare "What is the minimum pass mark?" (best sentence cosine 0.39) falls
+    # below τ since sim reads sentences and coverage weighs less (README, "Sentence similarity").
+    question = "What is the minimum pass mark in a course?"
+    first_b = service.chat(btech, question).answer.text.split(". ")[0]
+    first_m = service.chat(mtech, question).answer.text.split(". ")[0]
     assert "B.Tech" in first_b and "M.Tech" in first_m
 
 

@@ -100,3 +100,34 @@ def test_short_query_split_across_topics_asks_to_clarify(gate):
 def test_nothing_retrieved_abstains(gate):
     result = gate.gate("anything", [])
     assert result.decision == "abstain" and result.support.sigma < gate.tau
+
+
+def test_sim_is_the_best_sentence_of_the_closest_chunks_not_the_blurred_chunk(tmp_path, embed_model):
+    """One answering sentence among unrelated ones: the chunk's vector blurs it, the sentence's does not."""
+    import numpy as np
+
+    from pipeline.sentence_vectors import SentenceVectorStore
+
+    answer = "Employees may carry over at most five days of unused annual leave into the next year."
+    chunk = " ".join(
+        [
+            "Parking permits are issued by the facilities office at the start of each quarter.",
+            answer,
+            "The cafeteria serves breakfast from seven until ten on working days.",
+            "Visitors must sign in at the front desk and wear a badge at all times.",
+        ]
+    )
+    question = "How many days of annual leave can I carry over into next year?"
+    q = np.asarray(embed_model.get_query_embedding(question))
+    chunk_cos = float(q @ np.asarray(embed_model.get_text_embedding(chunk)))
+    sentence_cos = float(q @ np.asarray(embed_model.get_text_embedding(answer)))
+    store = SentenceVectorStore(tmp_path, embed_model.get_text_embedding_batch)
+    post = SupportPostprocessor(TermStats([chunk]), sentence_vectors=store, rules=frozenset())
+
+    by_sentence, _ = post.score(question, [_node(chunk, chunk_cos)], list(q))
+    post.sim_chunks = 0
+    by_chunk, _ = post.score(question, [_node(chunk, chunk_cos)], list(q))
+
+    assert sentence_cos > chunk_cos + 0.05
+    assert by_sentence.sim == pytest.approx(sentence_cos, abs=0.01)  # float16 storage
+    assert by_chunk.sim == pytest.approx(chunk_cos, abs=0.01)
