@@ -111,8 +111,12 @@ def run_contract(docs: Path, questions: Path, out: Path) -> int:
                         "id": str(item["id"]),
                         "decision": answer.decision,
                         "answer": answer.text,
+                        # One entry per cited sentence: a quote is the one sentence of the chunk an
+                        # answer sentence rests on, not the citation's sentences run together.
                         "citations": [
-                            {"doc": c.source, "chunk_id": c.chunk_id, "quote": c.quote} for c in answer.citations
+                            {"doc": c.source, "chunk_id": c.chunk_id, "quote": quote}
+                            for c in answer.citations
+                            for quote in c.sentence_quotes()
                         ],
                         "support": answer.support.sigma if answer.support else 0.0,
                         "tau": engine.tau,

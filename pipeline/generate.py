@@ -275,6 +275,7 @@ def render(kept: list[VerifiedSentence], style: AnswerStyle, nodes: list[NodeWit
                 title=str(meta.get("title", "")),
                 section=str(meta.get("section", "")),
                 quote=" ".join(quotes.get(chunk_id, [])),
+                quotes=tuple(quotes.get(chunk_id, [])),
                 source=str(meta.get("source", "")),
                 version=str(meta.get("version", "")),
             )

@@ -142,7 +142,7 @@ def ask_items(engine, items: list[OutsideItem], gated: bool = True) -> Outcome:
         out.coverage.append(support.coverage if support else 0.0)
         out.consistency.append(support.consistency if support else 1.0)
         out.texts.append(answer.text if answer.decision == "answer" else "")
-        out.quotes.append([c.quote for c in answer.citations])
+        out.quotes.append([quote for c in answer.citations for quote in c.sentence_quotes()])
     return out
 
 

@@ -44,6 +44,13 @@ class Citation:
     quote: str
     source: str = ""
     version: str = ""
+    # The chunk's sentences this citation's answer sentences rest on, one by one; `quote` joins them
+    # for display. The evaluation contract lists each as its own quote (pipeline.eval).
+    quotes: tuple[str, ...] = ()
+
+    def sentence_quotes(self) -> tuple[str, ...]:
+        """Each cited sentence of the chunk, or the whole quote where they were not kept apart."""
+        return self.quotes or ((self.quote,) if self.quote else ())
 
 
 @dataclass(frozen=True)

@@ -197,4 +197,7 @@ class ExtractiveSynthesizer:
                     source=meta.get("source", ""),
                     version=str(meta.get("version", "")),
                 )
-        return [Citation(**{**c.__dict__, "quote": " ".join(quotes[n])}) for n, c in sorted(out.items())]
+        return [
+            Citation(**{**c.__dict__, "quote": " ".join(quotes[n]), "quotes": tuple(quotes[n])})
+            for n, c in sorted(out.items())
+        ]

@@ -1,4 +1,5 @@
 import json
+import re
 import subprocess
 import sys
 
@@ -32,6 +33,11 @@ def test_eval_contract_on_a_tiny_corpus(tmp_path, tiny_docs):
     assert answered["decision"] == "answer" and "Rs. 500" in answered["answer"]
     assert answered["citations"][0]["doc"] == "fees.md"
     assert set(answered["citations"][0]) == {"doc", "chunk_id", "quote"}
+    # One quote per cited answer sentence, each that sentence as the chunk has it (not run together).
+    quotes = [c["quote"] for c in answered["citations"]]
+    plain_answer = answered["answer"].replace("**", "")
+    assert len(quotes) == len(re.findall(r"\[\d+\]", answered["answer"])) >= 1
+    assert all(q and q in plain_answer for q in quotes)
     assert answered["support"] >= answered["tau"]
     assert unanswerable["decision"] == "abstain" and unanswerable["citations"] == []
     assert unanswerable["support"] < unanswerable["tau"]
