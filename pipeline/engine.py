@@ -30,6 +30,7 @@ from pipeline.querylog import append_query_log
 from pipeline.question import Question, analyse_question
 from pipeline.question_parts import QuestionPart
 from pipeline.records import ASK_WHEN_NO_OWNER, Answer, AnswerStyle, SupportScore
+from pipeline.sentence_vectors import sentence_cosines
 from pipeline.support import GateResult, SupportPostprocessor
 from pipeline.synthesis import ExtractiveSynthesizer
 from pipeline.term_stats import TermStats
@@ -82,12 +83,6 @@ class _Shared(TypedDict):
 
 
 _PART_SEARCHES = ThreadPoolExecutor(max_workers=2, thread_name_prefix="part-search")
-
-
-def _cosines(vectors: dict[str, np.ndarray], embedding: list[float]) -> dict[str, list[float]]:
-    """chunk id → cosine of a question with each of the chunk's sentences."""
-    query = np.asarray(embedding, dtype=np.float32)
-    return {chunk_id: (matrix @ query).tolist() for chunk_id, matrix in vectors.items()}
 
 
 class AnswerEngine:
@@ -345,8 +340,8 @@ class AnswerEngine:
             timings["parts"] = _ms(t)
             t = time.perf_counter()
         vectors = self._sentence_vectors(pool)
-        similarity = _cosines(vectors, embedding)
-        parts = [(part.focus, _cosines(vectors, e)) for part, e in searches]
+        similarity = sentence_cosines(vectors, embedding)
+        parts = [(part.focus, sentence_cosines(vectors, e)) for part, e in searches]
         sentences = self.synthesizer.select(asked, pool, style, similarity, parts)
         timings["synthesise"] = _ms(t)
         t = time.perf_counter()

@@ -25,6 +25,13 @@ EmbedBatch = Callable[[list[str]], list[list[float]]]
 Row = tuple[str, int, int, bytes]  # chunk id, sentences, dims, float16 vectors
 
 
+def sentence_cosines(vectors: dict[str, np.ndarray], embedding: list[float]) -> dict[str, list[float]]:
+    """chunk id → cosine of a question with each of the chunk's sentences (both sides normalised:
+    the stored rows are, and so are the embedding model's question vectors)."""
+    query = np.asarray(embedding, dtype=np.float32)
+    return {chunk_id: (matrix @ query).tolist() for chunk_id, matrix in vectors.items()}
+
+
 class SentenceVectorStore:
     """chunk id → (sentences × dims) matrix of normalised sentence embeddings."""
 

@@ -21,9 +21,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
-from typing import Protocol
 
-import numpy as np
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import NodeWithScore, QueryBundle
 from pydantic import Field, PrivateAttr
@@ -33,6 +31,7 @@ from pipeline.answer_type import unmet_focus_in
 from pipeline.answerability import AnswerabilityCoverage
 from pipeline.question import Question, analyse_question
 from pipeline.records import SupportScore
+from pipeline.sentence_vectors import SentenceVectorStore, sentence_cosines
 from pipeline.term_stats import TermStats
 from pipeline.text import (
     canonical_terms,
@@ -56,12 +55,6 @@ RULES: dict[str, str] = {
     "clarify": "ask to clarify when a short question fits chunks of several documents equally well",
     "consistency": "σ's consistency part: conflicting amounts or negations between evidence chunks",
 }
-
-
-class SentenceVectors(Protocol):
-    """What the gate reads sentence embeddings from (pipeline.sentence_vectors.SentenceVectorStore)."""
-
-    def get(self, chunks: list[tuple[str, str]]) -> dict[str, np.ndarray]: ...
 
 
 def chroma_cosine(score: float | None) -> float:
@@ -270,13 +263,13 @@ class SupportPostprocessor(BaseNodePostprocessor):
     )
     _stats: TermStats = PrivateAttr()
     _answerability: AnswerabilityCoverage | None = PrivateAttr(default=None)
-    _sentence_vectors: SentenceVectors | None = PrivateAttr(default=None)
+    _sentence_vectors: SentenceVectorStore | None = PrivateAttr(default=None)
 
     def __init__(
         self,
         stats: TermStats,
         answerability: AnswerabilityCoverage | None = None,
-        sentence_vectors: SentenceVectors | None = None,
+        sentence_vectors: SentenceVectorStore | None = None,
         **kwargs,
     ) -> None:
         super().__init__(**kwargs)
@@ -335,9 +328,7 @@ class SupportPostprocessor(BaseNodePostprocessor):
             return chunk_sim
         closest = nodes[: self.sim_chunks]
         vectors = self._sentence_vectors.get([(n.node.node_id, n.node.get_content()) for n in closest])
-        query = np.asarray(query_vec, dtype=np.float32)
-        query /= float(np.linalg.norm(query)) or 1.0
-        best = [float(np.max(np.asarray(m, dtype=np.float32) @ query)) for m in vectors.values() if len(m)]
+        best = [max(cosines) for cosines in sentence_cosines(vectors, query_vec).values() if cosines]
         return max(0.0, min(1.0, max(best))) if best else chunk_sim
 
     def _model_coverage(
