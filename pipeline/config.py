@@ -126,6 +126,8 @@ class Config:
     home: Path
     docs_dir: Path = REPO_ROOT / "data" / "policies"
     top_k: int = 5
+    # Dense candidates re-ordered with BM25 before the top_k are kept (pipeline.hybrid); 0: dense only.
+    fusion_pool: int = 20
     tau: float = DEFAULT_TAU
     lambda_sim: float = DEFAULT_LAMBDAS[0]
     lambda_coverage: float = DEFAULT_LAMBDAS[1]
@@ -214,6 +216,7 @@ def load_config() -> Config:
         home=default_home(),
         docs_dir=Path(docs).resolve() if docs else REPO_ROOT / "data" / "policies",
         top_k=_env_int("WARRANT_TOP_K", 5),
+        fusion_pool=max(0, _env_int("WARRANT_FUSION_POOL", 20)),
         query_log_days=max(0, _env_int("WARRANT_QUERY_LOG_DAYS", 0)),
         tau=_env_float("WARRANT_TAU", tau),
         lambda_sim=_env_float("WARRANT_LAMBDA_SIM", lambdas[0]),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TypedDict
@@ -24,6 +24,7 @@ from pipeline.chroma_client import open_chroma
 from pipeline.config import Config
 from pipeline.freshness import MISSING, FileStamp, file_stamp
 from pipeline.generate import build_generator
+from pipeline.hybrid import fuse
 from pipeline.index import ChunkIndex, IngestReport
 from pipeline.instructions import action_refusal, instructions_only, is_action_request, set_aside_instructions
 from pipeline.querylog import append_query_log
@@ -34,6 +35,7 @@ from pipeline.sentence_vectors import sentence_cosines
 from pipeline.support import GateResult, SupportPostprocessor
 from pipeline.synthesis import ExtractiveSynthesizer
 from pipeline.term_stats import TermStats
+from pipeline.text import canonical_terms
 from pipeline.verify import verify
 
 log = logging.getLogger(__name__)
@@ -118,6 +120,7 @@ class AnswerEngine:
         # Optional: an LLM rewrites gated answers, every sentence verified (None: extractive only).
         self.generator = build_generator(config)
         self.top_k = config.top_k
+        self.fusion_pool = config.fusion_pool
 
     def _answerability(self, config: Config) -> AnswerabilityCoverage | None:
         """The learned coverage, unless the rules are asked for (or no trained file exists)."""
@@ -201,15 +204,22 @@ class AnswerEngine:
         return nodes, timings
 
     def _retrieve(
-        self, query: str, embedding: list[float] | None = None
+        self, query: str, embedding: list[float] | None = None, terms: Sequence[str] | None = None
     ) -> tuple[list[NodeWithScore], dict[str, float], list[float]]:
+        """The `top_k` chunks for `query`: the `fusion_pool` closest by cosine, re-ordered by
+        fusing that rank with BM25 over the query's `terms` (pipeline.hybrid); dense only when
+        the pool is 0."""
         timings: dict[str, float] = {}
         if embedding is None:
             t = time.perf_counter()
             embedding = self.embed_model.get_query_embedding(query)
             timings["embed"] = _ms(t)
         t = time.perf_counter()
-        nodes = self.index.retriever(self.top_k).retrieve(QueryBundle(query_str=query, embedding=embedding))
+        pool = max(self.top_k, self.fusion_pool)
+        nodes = self.index.retriever(pool).retrieve(QueryBundle(query_str=query, embedding=embedding))
+        if self.fusion_pool:
+            query_terms = canonical_terms(query) if terms is None else terms
+            nodes = fuse(nodes, query_terms, self.stats, self.top_k)
         timings["retrieve"] = _ms(t)
         return nodes, timings, embedding
 
@@ -252,7 +262,7 @@ class AnswerEngine:
         t = time.perf_counter()
         embeddings = self.embed_model.query_embeddings([query, *(p.search for p in parts)])
         embed_ms = _ms(t)
-        nodes, timings, embedding = self._retrieve(query, embeddings[0])
+        nodes, timings, embedding = self._retrieve(query, embeddings[0], asked.terms)
         timings = {"embed": embed_ms, **timings}
         t = time.perf_counter()
         gate = (

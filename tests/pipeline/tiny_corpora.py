@@ -1,4 +1,5 @@
-"""Two tiny policy documents of our own, for the gate's near-miss and plain-"no" cases."""
+"""Tiny policy documents of our own: the gate's near-miss and plain-"no" cases, and a travel-request
+document whose claims section shares a question's words but not its closest vector (hybrid retrieval)."""
 
 EXAM_HALL = """---
 doc_id: exam-hall
@@ -37,4 +38,31 @@ Receipts are submitted within 10 working days of return.
 ## 2. Personal expenses
 Laundry and dry-cleaning costs during official travel are not reimbursed. Personal phone calls and
 in-room entertainment are not reimbursed either.
+"""
+
+TRAVEL_REQUESTS = """---
+doc_id: travel-forms
+title: Travel Requests
+version: 1.0
+effective_date: 2026-07-01
+owner: Finance Office
+---
+
+# Travel Requests
+
+## 1. Requesting approval for a trip
+Every trip on official business is requested before it is booked. The traveller describes the
+purpose of the trip, the dates and the estimated cost, and the supervisor approves the request in writing.
+
+## 2. Advances
+A traveller may ask for a cash advance of up to 80 percent of the estimated cost. The advance is
+settled against the final claim after the trip.
+
+## 3. Claims after the trip
+Claims are made on Form Q-17 within 10 working days of return, with every receipt attached. Late
+claims are paid only with the finance officer's approval.
+
+## 4. Booking the trip
+Flights and hotels are booked through the approved travel agency once the trip is approved. The
+traveller keeps the booking confirmation for the claim.
 """
