@@ -37,6 +37,8 @@ _KEYS = (
     "contact",
     "official_sources",
     "official_domains",
+    "count_units",
+    "time_units",
 )
 MAX_TEXT_CHARS = 120  # a phrase shown inside a sentence, not a paragraph
 DEFAULT_SUBJECT = "the policies"
@@ -68,6 +70,11 @@ class Glossary:
         ("works council", "HR director"); matched as whole words in any case.
     official_domains: web domains whose http(s) links are official ("example.org": a link whose
         host ends in it).
+    count_units: what this corpus counts after a number ("3 credits", "2 withdrawals"), beyond the
+        general English units in the code (days, hours, pages, attempts, …); a "how many" question
+        looks for them.
+    time_units: periods of this corpus's calendar after a number ("in 2 semesters"), beyond days
+        to years; a "when" question looks for them.
     """
 
     synonyms: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
@@ -82,6 +89,8 @@ class Glossary:
     contact: str = DEFAULT_CONTACT
     official_sources: tuple[str, ...] = ()
     official_domains: tuple[str, ...] = ()
+    count_units: tuple[str, ...] = ()
+    time_units: tuple[str, ...] = ()
     source: Path | None = None
 
     @classmethod
@@ -162,6 +171,12 @@ class Glossary:
                     for d in _list(data.get("official_domains"), f"{where}: official_domains")
                 )
             ),
+            count_units=tuple(
+                _single(w, f"{where}: count_units") for w in _words(data.get("count_units"), f"{where}: count_units")
+            ),
+            time_units=tuple(
+                _single(w, f"{where}: time_units") for w in _words(data.get("time_units"), f"{where}: time_units")
+            ),
             source=source,
         )
 
@@ -185,6 +200,8 @@ class Glossary:
                 self.contact,
                 self.official_sources,
                 self.official_domains,
+                self.count_units,
+                self.time_units,
             )
         )
 

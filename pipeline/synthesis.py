@@ -10,25 +10,34 @@ from llama_index.core.schema import NodeWithScore
 from pipeline.question import Question, analyse_question
 from pipeline.records import AnswerStyle, Citation
 from pipeline.term_stats import TermStats
-from pipeline.text import canonical_terms, first_named, is_generic, named_in, quantities, split_sentences
+from pipeline.text import (
+    canonical_terms,
+    corpus_unit_kinds,
+    first_named,
+    is_generic,
+    named_in,
+    quantities,
+    split_sentences,
+)
 
 # What kind of number a question asks for, so the sentence that holds that kind ranks first.
 # "Until when" asks for a point in time (week 2, a month), "how long" for a span (within 7 days).
+# The last field names the glossary's own units that also answer ("count": credits, "time":
+# semesters; pipeline.glossary), so no corpus's words are written here.
 _WANTED_UNITS = (
     (
         re.compile(r"\b(how long|how soon|within|how many (days|weeks|months|hours))\b", re.I),
         ("day", "week", "month", "year", "hour"),
+        "",
     ),
     (
         re.compile(r"\b(when|by when|until when|deadline|last (day|date|week)|up to which week|which week)\b", re.I),
-        ("week#", "month", "semester"),
+        ("week#", "month"),
+        "time",
     ),
-    (re.compile(r"\b(how much|fee|cost|charge|price|pay)\b", re.I), ("money",)),
-    (re.compile(r"\b(percentage|percent|%|share|weight|weightage)\b", re.I), ("pct",)),
-    (
-        re.compile(r"\bhow many\b", re.I),
-        ("credit", "mark", "student", "course", "n", "attempt", "member", "withdrawal"),
-    ),
+    (re.compile(r"\b(how much|fee|cost|charge|price|pay)\b", re.I), ("money",), ""),
+    (re.compile(r"\b(percentage|percent|%|share|weight|weightage)\b", re.I), ("pct",), ""),
+    (re.compile(r"\bhow many\b", re.I), ("n", "attempt", "member"), "count"),
 )
 _SENTENCES_FOR_LENGTH = {"brief": 2, "standard": 3, "detailed": 6}
 # Share of a sentence's score that comes from its embedding similarity to the question (the rest
@@ -97,7 +106,14 @@ class ExtractiveSynthesizer:
     ) -> list[tuple[float, int, int, str, str]]:
         """(score, chunk rank, sentence position, sentence, chunk id), best first, repeats removed."""
         query_terms = list(question.terms)
-        wanted_units = next((set(units) for pattern, units in _WANTED_UNITS if pattern.search(question.text)), set())
+        wanted_units = next(
+            (
+                set(units) | corpus_unit_kinds(own)
+                for pattern, units, own in _WANTED_UNITS
+                if pattern.search(question.text)
+            ),
+            set(),
+        )
         candidates: list[tuple[float, int, int, str, str]] = []
         for rank, node in enumerate(evidence):
             heading = (node.node.metadata.get("section") or "").strip().lower()

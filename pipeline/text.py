@@ -142,11 +142,21 @@ def term_set(text: str) -> set[str]:
 
 # -- the active glossary, compiled -------------------------------------------------------------
 
-_UNITS = (
-    r"%|percent|per cent|(?:calendar |working |instructional )?(?:days?|weeks?|months?|years?|"
-    r"hours?|credits?|marks?|students?|members?|pages?|words?|attempts?|times|semesters?|courses?|"
-    r"withdrawals?)"
-)
+# General English units after a number; a corpus's own ("3 credits", "2 semesters") come from its
+# glossary's count_units and time_units.
+_UNIT_WORDS = r"days?|weeks?|months?|years?|hours?|members?|pages?|words?|attempts?|times"
+
+
+def _units(glossary: _glossary.Glossary) -> str:
+    own = [re.escape(word) + "s?" for word in (*glossary.count_units, *glossary.time_units)]
+    words = "|".join((_UNIT_WORDS, *own))
+    return rf"%|percent|per cent|(?:calendar |working |instructional )?(?:{words})"
+
+
+def _unit_kind(unit: str) -> str:
+    """The kind a quantity is filed under: its unit's last word, singular ("working days" → "day")."""
+    kind = unit.split()[-1].rstrip("s")
+    return "pct" if kind in ("%", "percent", "cent") else kind
 
 
 def _alias_pattern(alias: str) -> str:
@@ -181,6 +191,8 @@ class _Lexicon:
     named: dict[str, dict[str, re.Pattern[str]]]  # kind → name → pattern of its aliases
     offices: re.Pattern[str] | None  # the glossary's office names, or None
     money: tuple[re.Pattern[str], ...]  # an amount of money with its currency before or after it
+    count_kinds: frozenset[str]  # the glossary's count units, as quantities() files them
+    time_kinds: frozenset[str]  # the glossary's time units, as quantities() files them
 
 
 def _synonym_table(glossary: _glossary.Glossary) -> dict[str, str]:
@@ -216,7 +228,8 @@ def _build_lexicon(glossary: _glossary.Glossary) -> _Lexicon:
     currency = sorted({c.lower() for c in (*_CURRENCY_SIGNS, *glossary.currency)}, key=len, reverse=True)
     prefix = "|".join(re.escape(c) for c in currency)
     suffix = "|".join(re.escape(c) for c in sorted(currency_words, key=len, reverse=True))
-    unit = f"{suffix}|{_UNITS}" if suffix else _UNITS
+    units = _units(glossary)
+    unit = f"{suffix}|{units}" if suffix else units
     number = re.compile(
         rf"(?P<cur>(?:{prefix})\.?\s*)?(?P<num>\d+(?:,\d{{3}})*(?:\.\d+)?)\s*(?P<unit>{unit})?", re.IGNORECASE
     )
@@ -247,6 +260,8 @@ def _build_lexicon(glossary: _glossary.Glossary) -> _Lexicon:
         abbreviation_end=re.compile(rf"\b(?:{abbreviations})\.$"),
         named=named,
         money=money,
+        count_kinds=frozenset(_unit_kind(u) for u in glossary.count_units),
+        time_kinds=frozenset(_unit_kind(u) for u in glossary.time_units),
         offices=re.compile(r"(?<!\w)(?:" + "|".join(_alias_pattern(o) for o in glossary.offices) + r")(?!\w)", re.I)
         if glossary.offices
         else None,
@@ -275,6 +290,12 @@ def is_generic(term: str) -> bool:
 def is_currency(term: str) -> bool:
     """A canonical term that only says an amount is money ("eur" in "EUR 500")."""
     return term in _lexicon().currency_terms
+
+
+def corpus_unit_kinds(kind: str) -> frozenset[str]:
+    """The glossary's "count" or "time" units, filed as quantities() files them ("credit")."""
+    lexicon = _lexicon()
+    return lexicon.count_kinds if kind == "count" else lexicon.time_kinds if kind == "time" else frozenset()
 
 
 def money_words() -> frozenset[str]:
@@ -337,9 +358,7 @@ def quantities(text: str) -> set[str]:
         if m.group("cur") or (unit and unit in lexicon.currency_after):
             found.add(f"money:{num}")
         elif unit:
-            kind = unit.split()[-1].rstrip("s")
-            kind = "pct" if kind in ("%", "percent", "cent") else kind
-            found.add(f"{kind}:{num}")
+            found.add(f"{_unit_kind(unit)}:{num}")
         else:
             found.add(f"n:{num}")
     return found

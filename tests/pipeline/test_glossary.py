@@ -10,6 +10,7 @@ from pipeline import glossary
 from pipeline.glossary import Glossary, GlossaryError
 from pipeline.text import (
     canonical_terms,
+    corpus_unit_kinds,
     first_named,
     is_generic,
     money_words,
@@ -52,6 +53,8 @@ def test_a_corpus_without_a_glossary_gets_no_synonyms(tmp_path: Path, active):
     assert named_in("For B.Tech students") == frozenset()
     assert quantities("Rs. 500") == {"n:500"}
     assert quantities("$500") == {"money:500"}  # the dollar sign is English, not a corpus's
+    assert quantities("3 credits within 7 working days") == {"n:3", "day:7"}  # credits are a corpus's unit
+    assert corpus_unit_kinds("count") == corpus_unit_kinds("time") == frozenset()
 
 
 def test_a_corpus_with_a_tiny_glossary_gets_its_words(tmp_path: Path, active):
@@ -109,6 +112,8 @@ def test_the_engine_uses_its_documents_glossary_and_no_other(tmp_path: Path, act
         ('official_sources: ["board of\\nstudies"]\n', "official_sources: 'board of\\nstudies' must be one line"),
         ("official_domains: [https://ac.in]\n", "official_domains: 'https://ac.in' is not a domain suffix"),
         ("official_domains: [ac in]\n", "official_domains: 'ac in' is not a domain suffix"),
+        ("count_units: [credit hours]\n", "count_units: 'credit hours' is not one word"),
+        ("time_units: {term: 1}\n", "time_units: expected a list of words"),
     ],
 )
 def test_a_malformed_glossary_is_refused_naming_the_file(tmp_path: Path, text: str, message: str):
@@ -130,6 +135,10 @@ def test_the_demo_glossary_loads(active):
     assert canonical_terms("re-evaluation fee") == canonical_terms("revaluation cost")
     assert quantities("Rs. 2,000") == {"money:2000"}
     assert named_in("For M.Tech and MCA students") == {"M.Tech", "MCA", "student"}
+    assert quantities("3 credits in semester 2 and 1 withdrawal") == {"credit:3", "n:2", "withdrawal:1"}
+    assert quantities("2 semesters") == {"semester:2"}
+    assert corpus_unit_kinds("count") == {"credit", "mark", "student", "course", "withdrawal"}
+    assert corpus_unit_kinds("time") == {"semester"}
 
 
 DEMO_TEXTS = {
@@ -183,3 +192,31 @@ def test_glossary_wording_is_shown_as_text_on_the_login_page(tmp_path: Path, act
     (tmp_path / "glossary.yaml").write_text('subject: "the <b>HR</b> & pay rules"\n', encoding="utf-8")
     active(Glossary.load(tmp_path))
     assert _texts(active)["login"] == "Answers about the &lt;b&gt;HR&lt;/b&gt; &amp; pay rules, cited or silent."
+
+
+def test_a_when_question_looks_for_the_glossarys_time_unit(tmp_path: Path, active):
+    """A brief answer keeps the sentence that states the period a "when" question asks for only when
+    the glossary names that period: the code knows no corpus's calendar."""
+    from llama_index.core.schema import NodeWithScore, TextNode
+
+    from pipeline.records import AnswerStyle
+    from pipeline.synthesis import ExtractiveSynthesizer
+    from pipeline.term_stats import TermStats
+
+    texts = [  # the same words in each: the number's unit decides
+        "The laptop loan ends at counter 3.",
+        "The laptop loan ends at counter 4.",
+        "The laptop loan ends after 2 terms.",
+    ]
+    nodes = [NodeWithScore(node=TextNode(text=t, id_=f"c{i}"), score=0.6) for i, t in enumerate(texts)]
+
+    def brief_answer() -> list[str]:
+        synthesizer = ExtractiveSynthesizer(TermStats(texts))
+        chosen = synthesizer.select("When does the laptop loan end?", nodes, AnswerStyle(length="brief"))
+        return [s.text for s in chosen]
+
+    active(Glossary.load(tmp_path))
+    assert brief_answer() == texts[:2]  # "2 terms" is a bare 2, like "counter 3"
+    (tmp_path / "glossary.yaml").write_text("time_units: [term]\n", encoding="utf-8")
+    active(Glossary.load(tmp_path))
+    assert texts[2] in brief_answer()
