@@ -8,9 +8,11 @@ not with any amount in the chunk.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import asdict, dataclass
 
+from pipeline import glossary
 from pipeline.text import content_terms, money_patterns, split_sentences
 
 _WORD_NUMBERS = {
@@ -30,38 +32,52 @@ _WORD_NUMBERS = {
     "thirty": 30,
 }
 _NUM = r"(?P<num>\d[\d,]*(?:\.\d+)?|" + "|".join(_WORD_NUMBERS) + r")"
-_UNIT_FAMILIES = {
+# What a count after a number counts, as general English has it ("3 days", "2 members"). A corpus's
+# own units come from its glossary: `count_units` ("3 credits") and `counts_as`, which files one
+# unit under another ("30 advisees" are students), so a claim is compared with the policy's count.
+_GENERIC_FAMILIES = {
     "day": "days",
-    "days": "days",
     "week": "weeks",
-    "weeks": "weeks",
     "month": "months",
-    "months": "months",
     "year": "years",
-    "years": "years",
     "hour": "hours",
-    "hours": "hours",
-    "credit": "credits",
-    "credits": "credits",
-    "mark": "marks",
-    "marks": "marks",
     "member": "people",
-    "members": "people",
-    "student": "people",
-    "students": "people",
-    "advisee": "people",
-    "advisees": "people",
-    "course": "courses",
-    "courses": "courses",
     "time": "times",
-    "times": "times",
     "page": "pages",
-    "pages": "pages",
     "attempt": "attempts",
-    "attempts": "attempts",
-    "withdrawal": "courses",
-    "withdrawals": "courses",
 }
+
+
+@functools.lru_cache(maxsize=1)
+def _unit_families() -> dict[str, str]:
+    """Unit as written (singular and plural) → the family it is compared within, for the active
+    glossary. A `counts_as` chain is followed to its end (a loop stops where it closes)."""
+    words = glossary.active()
+    counts_as = words.counts_as
+
+    def family(unit: str) -> str:
+        seen = {unit}
+        while unit not in _GENERIC_FAMILIES and counts_as.get(unit, unit) not in seen:
+            unit = counts_as[unit]
+            seen.add(unit)
+        return _GENERIC_FAMILIES.get(unit, unit + "s")
+
+    units = {*_GENERIC_FAMILIES, *words.count_units, *counts_as}
+    return {written: family(unit) for unit in units for written in (unit, unit + "s")}
+
+
+@functools.lru_cache(maxsize=1)
+def _count_pattern() -> re.Pattern[str]:
+    return re.compile(
+        r"\b" + _NUM + r"(?:\s+(?:calendar|working|academic|teaching|consecutive))?\s+"
+        r"(?P<unit>" + "|".join(re.escape(u) for u in sorted(_unit_families(), key=len, reverse=True)) + r")\b",
+        re.IGNORECASE,
+    )
+
+
+glossary.on_change(_unit_families.cache_clear)
+glossary.on_change(_count_pattern.cache_clear)
+
 _PATTERNS: list[tuple[str, re.Pattern]] = [
     (
         "date",
@@ -74,14 +90,6 @@ _PATTERNS: list[tuple[str, re.Pattern]] = [
     ("percent", re.compile(r"(?P<num>\d+(?:\.\d+)?)\s*(?:%|percent\b|per\s+cent\b)", re.IGNORECASE)),
     ("week_number", re.compile(r"\bweek\s+(?P<num>\d+)\b", re.IGNORECASE)),
     ("times", re.compile(r"\b(?P<num>twice|thrice|once)\b", re.IGNORECASE)),
-    (
-        "count",
-        re.compile(
-            r"\b" + _NUM + r"(?:\s+(?:calendar|working|academic|teaching|consecutive))?\s+"
-            r"(?P<unit>" + "|".join(sorted(_UNIT_FAMILIES, key=len, reverse=True)) + r")\b",
-            re.IGNORECASE,
-        ),
-    ),
 ]
 _NEGATION = re.compile(
     r"\b(no longer|not|never|no|none|abolished|scrapped|removed|excluded|"
@@ -133,12 +141,12 @@ def extract_values(text: str) -> list[Value]:
     taken: list[tuple[int, int]] = []
     # dates first, then amounts of money as this corpus writes them (its glossary's currency)
     money = [("amount", p) for p in money_patterns()]
-    for kind, pattern in [_PATTERNS[0], *money, *_PATTERNS[1:]]:
+    for kind, pattern in [_PATTERNS[0], *money, *_PATTERNS[1:], ("count", _count_pattern())]:
         for m in pattern.finditer(text):
             if any(m.start() < e and s < m.end() for s, e in taken):
                 continue
             if kind == "count":
-                label = f"count:{_UNIT_FAMILIES[m.group('unit').lower()]}"
+                label = f"count:{_unit_families()[m.group('unit').lower()]}"
             elif kind == "times":
                 label = "count:times"
             else:

@@ -39,6 +39,7 @@ _KEYS = (
     "official_domains",
     "count_units",
     "time_units",
+    "counts_as",
 )
 MAX_TEXT_CHARS = 120  # a phrase shown inside a sentence, not a paragraph
 DEFAULT_SUBJECT = "the policies"
@@ -75,6 +76,8 @@ class Glossary:
         looks for them.
     time_units: periods of this corpus's calendar after a number ("in 2 semesters"), beyond days
         to years; a "when" question looks for them.
+    counts_as: a unit → the unit it counts ("advisee: student"), so a claim of "30 advisees" is
+        compared with a policy's "at most 20 students" (governance.contradictions).
     """
 
     synonyms: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
@@ -91,6 +94,7 @@ class Glossary:
     official_domains: tuple[str, ...] = ()
     count_units: tuple[str, ...] = ()
     time_units: tuple[str, ...] = ()
+    counts_as: Mapping[str, str] = field(default_factory=dict)
     source: Path | None = None
 
     @classmethod
@@ -177,6 +181,12 @@ class Glossary:
             time_units=tuple(
                 _single(w, f"{where}: time_units") for w in _words(data.get("time_units"), f"{where}: time_units")
             ),
+            counts_as={
+                _single(_word(unit, f"{where}: counts_as"), f"{where}: counts_as"): _single(
+                    _word(counted, f"{where}: counts_as.{unit}"), f"{where}: counts_as.{unit}"
+                )
+                for unit, counted in _mapping(data.get("counts_as"), f"{where}: counts_as").items()
+            },
             source=source,
         )
 
@@ -202,6 +212,7 @@ class Glossary:
                 self.official_domains,
                 self.count_units,
                 self.time_units,
+                sorted(self.counts_as.items()),
             )
         )
 

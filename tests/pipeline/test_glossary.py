@@ -114,6 +114,8 @@ def test_the_engine_uses_its_documents_glossary_and_no_other(tmp_path: Path, act
         ("official_domains: [ac in]\n", "official_domains: 'ac in' is not a domain suffix"),
         ("count_units: [credit hours]\n", "count_units: 'credit hours' is not one word"),
         ("time_units: {term: 1}\n", "time_units: expected a list of words"),
+        ("counts_as: [advisee]\n", "counts_as: expected a mapping"),
+        ("counts_as: {advisee: faculty member}\n", "counts_as.advisee: 'faculty member' is not one word"),
     ],
 )
 def test_a_malformed_glossary_is_refused_naming_the_file(tmp_path: Path, text: str, message: str):
