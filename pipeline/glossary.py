@@ -147,15 +147,10 @@ class Glossary:
         }
         return cls(
             synonyms=synonyms,
-            generic_terms=tuple(
-                _single(w, f"{where}: generic_terms")
-                for w in _words(data.get("generic_terms"), f"{where}: generic_terms")
-            ),
+            generic_terms=_single_words(data.get("generic_terms"), f"{where}: generic_terms"),
             named_groups=groups,
             currency=_words(data.get("currency"), f"{where}: currency", lower=False),
-            money_words=tuple(
-                _single(w, f"{where}: money_words") for w in _words(data.get("money_words"), f"{where}: money_words")
-            ),
+            money_words=_single_words(data.get("money_words"), f"{where}: money_words"),
             abbreviations=_words(data.get("abbreviations"), f"{where}: abbreviations", lower=False),
             offices=_words(data.get("offices"), f"{where}: offices"),
             subject=_text(data.get("subject"), f"{where}: subject", DEFAULT_SUBJECT),
@@ -175,12 +170,8 @@ class Glossary:
                     for d in _list(data.get("official_domains"), f"{where}: official_domains")
                 )
             ),
-            count_units=tuple(
-                _single(w, f"{where}: count_units") for w in _words(data.get("count_units"), f"{where}: count_units")
-            ),
-            time_units=tuple(
-                _single(w, f"{where}: time_units") for w in _words(data.get("time_units"), f"{where}: time_units")
-            ),
+            count_units=_single_words(data.get("count_units"), f"{where}: count_units"),
+            time_units=_single_words(data.get("time_units"), f"{where}: time_units"),
             counts_as={
                 _single(_word(unit, f"{where}: counts_as"), f"{where}: counts_as"): _single(
                     _word(counted, f"{where}: counts_as.{unit}"), f"{where}: counts_as.{unit}"
@@ -253,6 +244,11 @@ def _words(value: Any, where: str, lower: bool = True) -> tuple[str, ...]:
     if not isinstance(value, list):
         raise GlossaryError(f"{where}: expected a list of words, got {type(value).__name__}")
     return tuple(dict.fromkeys(_word(v, where, lower) for v in value))
+
+
+def _single_words(value: Any, where: str) -> tuple[str, ...]:
+    """A list of single words (term lists, units): see `_single`."""
+    return tuple(_single(w, where) for w in _words(value, where))
 
 
 def _list(value: Any, where: str) -> list[Any]:

@@ -27,18 +27,13 @@ from collections.abc import Mapping, Sequence
 from llama_index.core.schema import NodeWithScore
 
 from pipeline import glossary
+from pipeline.support import chunk_words
 from pipeline.term_stats import TermStats
 from pipeline.text import canonical_terms
 
 BM25_K1 = 1.2
 BM25_B = 0.75
 RRF_K = 60
-
-
-def _text(node: NodeWithScore) -> str:
-    """A chunk's words as BM25 reads them: its title and section lead its text, as when embedded."""
-    meta = node.node.metadata
-    return f"{meta.get('title', '')}. {meta.get('section', '')}. {node.node.get_content()}"
 
 
 @functools.lru_cache(maxsize=8192)
@@ -71,7 +66,7 @@ def fuse(nodes: list[NodeWithScore], query_terms: Sequence[str], stats: TermStat
     dense rank and their BM25 rank; ties keep the dense order."""
     if len(nodes) <= 1 or not query_terms:
         return nodes[:keep]
-    lexical = bm25_scores(query_terms, [_text(n) for n in nodes], stats)
+    lexical = bm25_scores(query_terms, [chunk_words(n) for n in nodes], stats)
     # A candidate with none of the question's words is not in BM25's ranking at all, as it would
     # not be retrieved by BM25 over the corpus; the dense order breaks ties (the sorts are stable).
     by_lexical = sorted((i for i in range(len(nodes)) if lexical[i] > 0), key=lambda i: -lexical[i])

@@ -72,6 +72,13 @@ class GateResult:
     reason: str
 
 
+def chunk_words(node: NodeWithScore) -> str:
+    """A chunk's words as the gate reads them (and hybrid retrieval's BM25): its title and
+    section lead its text."""
+    meta = node.node.metadata
+    return f"{meta.get('title', '')}. {meta.get('section', '')}. {node.node.get_content()}"
+
+
 def _evidence_window(nodes: list[NodeWithScore], margin: float, limit: int) -> list[NodeWithScore]:
     """The chunks close enough to the best one to be used as evidence."""
     if not nodes:
@@ -294,7 +301,7 @@ class SupportPostprocessor(BaseNodePostprocessor):
         nodes = sorted(nodes, key=lambda n: n.score or 0.0, reverse=True)
         evidence = _evidence_window(nodes, self.evidence_margin, self.evidence_limit)
         sim = self._sentence_sim(nodes, query_vec) if evidence else 0.0
-        texts = [self._text(n) for n in evidence]
+        texts = [chunk_words(n) for n in evidence]
         coverage, missing = coverage_of(question, texts, self._stats, self.rules) if evidence else (0.0, ())
         if evidence and self.coverage_source == "model" and self._answerability is not None:
             coverage, evidence = self._model_coverage(question, query_vec, nodes, evidence, missing)
@@ -350,11 +357,11 @@ class SupportPostprocessor(BaseNodePostprocessor):
 
     def _focus_unmet(self, query: str | Question, evidence: list[NodeWithScore]) -> bool:
         question = analyse_question(query)
-        terms_by_text = [set(canonical_terms(self._text(n))) for n in evidence]
+        terms_by_text = [set(canonical_terms(chunk_words(n))) for n in evidence]
         evidence_terms: set[str] = set().union(*terms_by_text)
         evidence_quantities: set[str] = set()
         for n in evidence:
-            evidence_quantities.update(quantities(self._text(n)))
+            evidence_quantities.update(quantities(chunk_words(n)))
         found = {t: term_weight(t, s, self._stats) for t, s in question.terms_with_surface if t in evidence_terms}
         return unmet_need(question, self.rules, evidence_terms, evidence_quantities, found, terms_by_text) is not None
 
@@ -363,11 +370,6 @@ class SupportPostprocessor(BaseNodePostprocessor):
         (measured on dev: the gold section is cited more often, σ is unchanged)."""
         nodes = sorted(nodes, key=lambda n: n.score or 0.0, reverse=True)
         return _evidence_window(nodes, self.pool_margin, self.pool_limit)
-
-    @staticmethod
-    def _text(node: NodeWithScore) -> str:
-        meta = node.node.metadata
-        return f"{meta.get('title', '')}. {meta.get('section', '')}. {node.node.get_content()}"
 
     def gate(
         self, query: str | Question, nodes: list[NodeWithScore], query_vec: list[float] | None = None
@@ -419,7 +421,7 @@ class SupportPostprocessor(BaseNodePostprocessor):
         for node in nodes:
             if (node.score or 0.0) < best - self.clarify_margin:
                 break
-            if set(specific) <= set(canonical_terms(self._text(node))):
+            if set(specific) <= set(canonical_terms(chunk_words(node))):
                 docs.add(node.node.metadata.get("doc_id"))
         return len(docs) >= 2
 

@@ -191,8 +191,7 @@ class _Lexicon:
     named: dict[str, dict[str, re.Pattern[str]]]  # kind → name → pattern of its aliases
     offices: re.Pattern[str] | None  # the glossary's office names, or None
     money: tuple[re.Pattern[str], ...]  # an amount of money with its currency before or after it
-    count_kinds: frozenset[str]  # the glossary's count units, as quantities() files them
-    time_kinds: frozenset[str]  # the glossary's time units, as quantities() files them
+    unit_kinds: dict[str, frozenset[str]]  # "count"/"time" → the glossary's units, as quantities() files them
 
 
 def _synonym_table(glossary: _glossary.Glossary) -> dict[str, str]:
@@ -260,8 +259,10 @@ def _build_lexicon(glossary: _glossary.Glossary) -> _Lexicon:
         abbreviation_end=re.compile(rf"\b(?:{abbreviations})\.$"),
         named=named,
         money=money,
-        count_kinds=frozenset(_unit_kind(u) for u in glossary.count_units),
-        time_kinds=frozenset(_unit_kind(u) for u in glossary.time_units),
+        unit_kinds={
+            "count": frozenset(map(_unit_kind, glossary.count_units)),
+            "time": frozenset(map(_unit_kind, glossary.time_units)),
+        },
         offices=re.compile(r"(?<!\w)(?:" + "|".join(_alias_pattern(o) for o in glossary.offices) + r")(?!\w)", re.I)
         if glossary.offices
         else None,
@@ -294,8 +295,7 @@ def is_currency(term: str) -> bool:
 
 def corpus_unit_kinds(kind: str) -> frozenset[str]:
     """The glossary's "count" or "time" units, filed as quantities() files them ("credit")."""
-    lexicon = _lexicon()
-    return lexicon.count_kinds if kind == "count" else lexicon.time_kinds if kind == "time" else frozenset()
+    return _lexicon().unit_kinds.get(kind, frozenset())
 
 
 def money_words() -> frozenset[str]:
