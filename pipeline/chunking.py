@@ -1,5 +1,10 @@
 """Structural chunking: one chunk per heading section, tiny sections merged, long ones split.
 
+A FAQ written as paragraphs (a question on a line of its own, its answer after it) is chunked one
+entry a chunk, under its question, as if each question were a heading: otherwise short entries
+are merged until a chunk has 40 words, and one chunk holds one entry's answer and the next one's
+question, so the answer is cited under the wrong question and cannot be removed on its own.
+
 A chunk id is `doc_id::section-slug::content-hash`, so it is stable across runs and changes only
 when the chunk's own text (or its heading) changes.
 """
@@ -16,6 +21,13 @@ from pipeline.text import slugify
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _SECTION_NUMBER = re.compile(r"^(?:section\s+)?(\d+(?:\.\d+)*)[.)]?\s", re.IGNORECASE)
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
+_QUESTION_LABEL = re.compile(r"^(?:q|question)\s*\d*\s*[:.)]\s+", re.IGNORECASE)
+_ANSWER_LABEL = re.compile(r"^\**(?:a|answer)\s*:\**\s+", re.IGNORECASE)
+# A document is read as a FAQ when at least this many questions stand on a line of their own,
+# each followed by an answer; one or two such lines are rhetorical questions in running text.
+FAQ_MIN_ENTRIES = 3
+FAQ_MAX_QUESTION_WORDS = 30
 
 
 @dataclass
@@ -78,6 +90,52 @@ def _text_blocks(body: str) -> list[_Block]:
     return [_Block("", 0, [p]) for p in paragraphs]
 
 
+def _question_line(line: str) -> str:
+    """The question a line asks, as a FAQ entry's heading ("**Q: How do I…?**" → "How do I…?");
+    "" when the line is not a lone question (list items are not: "1. Were secrets exposed?")."""
+    if _LIST_ITEM.match(line):
+        return ""
+    line = line.strip().strip("*_").strip()
+    text = _QUESTION_LABEL.sub("", line)
+    words = len(text.split())
+    shortest = 1 if text != line else 2  # "Q: When?" is an entry; a lone "Why?" in prose is not
+    return text if text.endswith("?") and shortest <= words <= FAQ_MAX_QUESTION_WORDS else ""
+
+
+def _faq_entry(paragraphs: list[str], i: int) -> tuple[str, str] | None:
+    """(question, the rest of its paragraph) when paragraph i opens a FAQ entry: a question line
+    followed by its answer, in the same paragraph or in the next one (which is not a question)."""
+    first, _, rest = paragraphs[i].partition("\n")
+    question = _question_line(first)
+    if not question:
+        return None
+    answer_follows = i + 1 < len(paragraphs) and not _question_line(paragraphs[i + 1].partition("\n")[0])
+    return (question, rest.strip()) if rest.strip() or answer_follows else None
+
+
+def _faq_entries(blocks: list[_Block]) -> list[_Block] | None:
+    """Each FAQ entry as a block of its own under its question; None when it is not a FAQ."""
+    found = sum(_faq_entry(b.paragraphs, i) is not None for b in blocks for i in range(len(b.paragraphs)))
+    if found < FAQ_MIN_ENTRIES:
+        return None
+    entries: list[_Block] = []
+    for block in blocks:
+        current = _Block(block.heading, block.level, [])
+        for i, paragraph in enumerate(block.paragraphs):
+            entry = _faq_entry(block.paragraphs, i)
+            if entry is None:
+                opens_answer = current.level > block.level and not current.paragraphs
+                current.paragraphs.append(_ANSWER_LABEL.sub("", paragraph) if opens_answer else paragraph)
+                continue
+            if current.paragraphs:
+                entries.append(current)
+            answer = _ANSWER_LABEL.sub("", entry[1])
+            current = _Block(entry[0], block.level + 1, [answer] if answer else [])
+        if current.paragraphs:
+            entries.append(current)
+    return entries
+
+
 def _split_long(block: _Block, max_words: int) -> list[_Block]:
     if block.words <= max_words:
         return [block]
@@ -122,11 +180,13 @@ def _family(heading: str) -> str:
 
 def chunk_document(doc: Document, min_words: int = 40, max_words: int = 320) -> list[Chunk]:
     blocks = _markdown_blocks(doc.body) if doc.kind == "markdown" else _text_blocks(doc.body)
-    if doc.kind == "text":
+    # A text file's paragraphs are blocks of one; its FAQ entries are read across them.
+    faq = _faq_entries([_Block("", 0, [p for b in blocks for p in b.paragraphs])] if doc.kind == "text" else blocks)
+    if faq is None and doc.kind == "text":
         groups = _group_paragraphs(blocks, min_words, max_words)
     else:
         split: list[_Block] = []
-        for block in blocks:
+        for block in faq or blocks:
             split.extend(_split_long(block, max_words))
         groups = _merge_small(split, min_words, max_words)
     chunks: list[Chunk] = []

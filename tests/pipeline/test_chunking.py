@@ -53,3 +53,64 @@ def test_plain_text_is_split_on_blank_lines(tmp_path):
 def test_audit_flags_short_chunks(tmp_path):
     chunks = chunk_document(_doc(tmp_path, "# T\n\n## 1. Only\nToo short.\n", "s.md"))
     assert any(i.problem.startswith("too short") for i in audit_chunks(chunks))
+
+
+def test_a_plain_text_faq_is_chunked_one_entry_a_chunk_under_its_question(tmp_path):
+    from tests.pipeline.tiny_corpora import PASSPORT_FAQ
+
+    chunks = chunk_document(_doc(tmp_path, PASSPORT_FAQ, "passport-faq.txt"))
+    entries = {c.section: c.text for c in chunks}
+    assert entries["How long does a renewal take?"] == "Routine renewals are returned within six to eight weeks."
+    assert entries["Who can sign my photo?"].startswith("A person who has known you")
+    assert len(chunks) == 6  # the opening line, then five entries
+    assert not any("?" in c.text for c in chunks)  # no answer runs on into the next question
+
+
+def test_a_markdown_faq_with_bold_questions_gets_one_chunk_per_entry(tmp_path):
+    faq = "# Parking\n\n## Permits\n\n" + "\n\n".join(
+        f"**Q: Question number {i} about permits?**\nA: Answer {i} about permits." for i in range(3)
+    )
+    chunks = chunk_document(_doc(tmp_path, faq, "parking.md"))
+    assert [c.section for c in chunks] == [f"Question number {i} about permits?" for i in range(3)]
+    assert chunks[1].text == "Answer 1 about permits."
+
+
+def test_rhetorical_questions_and_question_lists_are_not_a_faq(tmp_path):
+    prose = (
+        "# Leave\n\n## Carry-over\n\nWhat happens to unused leave?\n\nIt is carried over up to 240 hours.\n\n"
+        "Why?\n\nTo keep leave available for emergencies.\n\n## Reporting\n\nAnswer these questions:\n\n"
+        "1. What systems were exposed?\n2. How long were they exposed?\n3. Who had access?\n"
+    )
+    chunks = chunk_document(_doc(tmp_path, prose, "leave.md"))
+    assert [c.section for c in chunks] == ["Carry-over", "Reporting"]
+
+
+def test_a_faq_answer_is_cited_under_its_own_question(tmp_path, embed_model):
+    """Merged by word count, the renewal-time answer sat in another chunk than its question, and the
+    engine answered with the questions themselves; one entry a chunk, it answers with the answer."""
+    from dataclasses import replace
+
+    from pipeline.config import load_config
+    from pipeline.engine import AnswerEngine
+    from tests.pipeline.tiny_corpora import PASSPORT_FAQ
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "passport-faq.txt").write_text(PASSPORT_FAQ, encoding="utf-8")
+    engine = AnswerEngine(replace(load_config().with_home(tmp_path / "home"), docs_dir=docs), embed_model=embed_model)
+    engine.ingest(docs)
+    answer = engine.ask("How long will it take to get my renewed passport back?", log=False)
+    assert answer.decision == "answer"
+    assert "within six to eight weeks. [1]" in answer.text
+    assert "?" not in answer.text
+    assert answer.citations[0].chunk_id.startswith("passport-faq::how-long-does-a-renewal-take::")
+
+
+def test_q_and_a_labels_are_read_as_a_faq_and_left_out_of_the_text(tmp_path):
+    faq = "Q: How do I pay?\n\nA: By card.\n\nQ: When?\n\nAnswer: Before the 5th of each month.\n\nQ: Where?\nA: To the office.\n"
+    chunks = chunk_document(_doc(tmp_path, faq, "fees-faq.txt"))
+    assert [(c.section, c.text) for c in chunks] == [
+        ("How do I pay?", "By card."),
+        ("When?", "Before the 5th of each month."),
+        ("Where?", "To the office."),
+    ]

@@ -66,3 +66,29 @@ claims are paid only with the finance officer's approval.
 Flights and hotels are booked through the approved travel agency once the trip is approved. The
 traveller keeps the booking confirmation for the claim.
 """
+
+# A FAQ in plain text: each question on a line of its own, its answer in the next paragraph. The
+# answers are short, so without reading it as a FAQ the chunker merges entries until a chunk has 40
+# words, and one chunk holds one entry's answer with the next entry's question.
+PASSPORT_FAQ = """Passport questions, answered by the Records Office.
+
+How do I renew my passport?
+
+Send the renewal form by post with your old passport and one recent photo.
+
+How long does a renewal take?
+
+Routine renewals are returned within six to eight weeks.
+
+Can I travel while my renewal is being processed?
+
+No. You need a valid passport in hand to travel abroad.
+
+How much does express service cost?
+
+Express service costs an extra 60 dollars per application.
+
+Who can sign my photo?
+
+A person who has known you for two years, such as a teacher or doctor, can sign it.
+"""
