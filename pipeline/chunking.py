@@ -5,6 +5,11 @@ entry a chunk, under its question, as if each question were a heading: otherwise
 are merged until a chunk has 40 words, and one chunk holds one entry's answer and the next one's
 question, so the answer is cited under the wrong question and cannot be removed on its own.
 
+A Markdown table is written out one list item a row, each cell after its column's header
+("- Work week: 4 days; Billable time: 25.5 hours"): run together, a table is one "sentence" of
+pipes that every consumer (the synthesiser, σ's sentence similarity, the verifier, claims) reads
+whole, and an answer would quote all of it; a row without its headers says nothing.
+
 A chunk id is `doc_id::section-slug::content-hash`, so it is stable across runs and changes only
 when the chunk's own text (or its heading) changes.
 """
@@ -27,6 +32,7 @@ _ANSWER_LABEL = re.compile(r"^\**(?:a|answer)\s*:\**\s+", re.IGNORECASE)
 # A document is read as a FAQ when at least this many questions stand on a line of their own,
 # each followed by an answer; one or two such lines are rhetorical questions in running text.
 FAQ_MIN_ENTRIES = 3
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 FAQ_MAX_QUESTION_WORDS = 30
 
 
@@ -59,7 +65,7 @@ def _markdown_blocks(body: str) -> list[_Block]:
 
     def flush_paragraph() -> None:
         if paragraph:
-            current.paragraphs.append("\n".join(paragraph).strip())
+            current.paragraphs.append(_tables_as_rows("\n".join(paragraph).strip()))
             paragraph.clear()
 
     for line in body.splitlines():
@@ -83,6 +89,41 @@ def _markdown_blocks(body: str) -> list[_Block]:
     # The document title (level 1) carries no section; drop empty heading-only blocks that have
     # sub-headings after them, but keep their heading as context for merging.
     return [b for b in blocks if b.paragraphs]
+
+
+def _table_cells(line: str) -> list[str]:
+    line = line.strip()
+    line = line[1:] if line.startswith("|") else line
+    line = line[:-1] if line.endswith("|") else line
+    return [cell.strip().strip("*_").strip() for cell in line.split("|")]
+
+
+def _tables_as_rows(paragraph: str) -> str:
+    """A paragraph's Markdown table (a header line, a |---| rule, rows) as one list item a row,
+    each cell after its header; the lines before the table are kept. Other paragraphs unchanged."""
+    lines = paragraph.splitlines()
+    start = next(
+        (
+            i
+            for i in range(len(lines) - 1)
+            if "|" in lines[i] and _TABLE_RULE.match(lines[i + 1]) and "|" in lines[i + 1]
+        ),
+        None,
+    )
+    if start is None:
+        return paragraph
+    headers = _table_cells(lines[start])
+    rows = []
+    for line in lines[start + 2 :]:
+        cells = _table_cells(line)
+        said = [
+            f"{header}: {cell}" if header and header.lower() != cell.lower() else cell
+            for header, cell in zip(headers + [""] * len(cells), cells, strict=False)
+            if cell
+        ]
+        if said:
+            rows.append("- " + "; ".join(said))
+    return "\n".join(lines[:start] + rows)
 
 
 def _text_blocks(body: str) -> list[_Block]:

@@ -292,6 +292,20 @@ def _check_docx_archive(data: bytes, name: str) -> None:
         raise ConversionRefused(f"{name} is a zip archive but not a Word document.")
 
 
+def _markdown_table(rows: list[list[str]]) -> list[str]:
+    """A table's rows as a Markdown table, its first row the header (the chunker writes each row
+    out after those headers: pipeline.chunking). A one-column table is layout: one line a row."""
+    rows = [[" ".join(cell.replace("|", "/").split()) for cell in row] for row in rows]
+    rows = [row for row in rows if any(row)]
+    width = max((len(row) for row in rows), default=0)
+    if width < 2 or len(rows) < 2:
+        return [line for row in rows for line in (" | ".join(c for c in row if c), "")]
+    rows = [row + [""] * (width - len(row)) for row in rows]
+    lines = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * width]
+    lines += ["| " + " | ".join(row) + " |" for row in rows[1:]]
+    return ["", *lines, ""]
+
+
 def _from_docx(data: bytes, name: str, kind: str) -> Converted:
     _check_docx_archive(data, name)
     import docx
@@ -304,10 +318,10 @@ def _from_docx(data: bytes, name: str, kind: str) -> Converted:
     lines: list[str] = []
     for block in document.iter_inner_content():
         if isinstance(block, Table):
-            for row in block.rows:
-                cells = [c.text.strip() for c in row.cells if c.text.strip()]
-                if cells:
-                    lines.extend([" | ".join(dict.fromkeys(cells)), ""])
+            # a merged cell is repeated in each column it spans: kept once
+            lines.extend(
+                _markdown_table([list(dict.fromkeys(c.text.strip() for c in row.cells)) for row in block.rows])
+            )
             continue
         text = block.text.strip()
         if not text:
@@ -336,7 +350,8 @@ class _HTMLToMarkdown(HTMLParser):
     """Headings to `#` lines, paragraphs and list items to lines; scripts, styles and page chrome dropped."""
 
     _SKIP = {"script", "style", "nav", "header", "footer", "noscript", "template", "svg", "head"}
-    _BLOCK = {"p", "div", "li", "tr", "br", "section", "article", "table", "ul", "ol", "dd", "dt", "blockquote"}
+    _BLOCK = {"p", "div", "li", "br", "section", "article", "ul", "ol", "dd", "dt", "blockquote"}
+    _CELL = {"td", "th"}
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -346,12 +361,64 @@ class _HTMLToMarkdown(HTMLParser):
         self._skip = 0
         self._heading = 0
         self._in_title = False
+        # A table's rows of cell texts, written out as a Markdown table when it closes; a table
+        # inside a cell is read as that cell's text.
+        self._tables = 0
+        self._rows: list[list[str]] = []
+        self._row: list[str] | None = None
+
+    def _end_cell(self) -> None:
+        if self._row is not None:
+            self._row.append(re.sub(r"\s+", " ", "".join(self._buffer)).strip())
+        self._buffer = []
+
+    def _end_row(self) -> None:
+        if self._row is not None and self._buffer and "".join(self._buffer).strip():
+            self._end_cell()
+        if self._row:
+            self._rows.append(self._row)
+        self._row = None
+
+    def _table_tag(self, tag: str, start: bool) -> bool:
+        """Table structure and what lies in its cells; False when `tag` is outside any table."""
+        if tag == "table":
+            if start and self._tables == 0:
+                self._flush()
+                self._rows = []
+            self._tables += 1 if start else -1
+            if not start and self._tables == 0:
+                self._end_row()
+                self.lines.extend(_markdown_table(self._rows))
+                self._buffer = []
+            self._tables = max(self._tables, 0)
+            return True
+        if self._tables == 0 or self._tables > 1:
+            if self._tables > 1 and (tag in self._CELL or tag in self._BLOCK):
+                self._buffer.append(" ")
+            return self._tables > 1
+        if tag == "tr":
+            self._end_row()
+            self._row = [] if start else None
+        elif tag in self._CELL:
+            if start:
+                if self._row is None:
+                    self._row = []
+                if "".join(self._buffer).strip():
+                    self._end_cell()
+                self._buffer = []
+            else:
+                self._end_cell()
+        elif tag in self._BLOCK or re.fullmatch(r"h[1-6]", tag):
+            self._buffer.append(" ")
+        return True
 
     def handle_starttag(self, tag, attrs):
         if tag == "title":
             self._in_title = True
         if tag in self._SKIP:
             self._skip += 1
+        elif self._table_tag(tag, start=True):
+            pass
         elif re.fullmatch(r"h[1-6]", tag):
             self._flush()
             self._heading = int(tag[1])
@@ -365,6 +432,8 @@ class _HTMLToMarkdown(HTMLParser):
             self._in_title = False
         if tag in self._SKIP:
             self._skip = max(0, self._skip - 1)
+        elif self._table_tag(tag, start=False):
+            pass
         elif re.fullmatch(r"h[1-6]", tag) or tag in self._BLOCK:
             self._flush()
 

@@ -9,6 +9,21 @@ def _doc(tmp_path, text, name="fees.md"):
     return read_document(path, tmp_path)
 
 
+def _engine_over(tmp_path, embed_model, name, text):
+    """An engine over one document of our own, indexed."""
+    from dataclasses import replace
+
+    from pipeline.config import load_config
+    from pipeline.engine import AnswerEngine
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / name).write_text(text, encoding="utf-8")
+    engine = AnswerEngine(replace(load_config().with_home(tmp_path / "home"), docs_dir=docs), embed_model=embed_model)
+    engine.ingest(docs)
+    return engine
+
+
 def test_chunk_ids_are_stable_across_runs(tmp_path):
     first = [c.chunk_id for c in chunk_document(_doc(tmp_path, TINY_FEES))]
     second = [c.chunk_id for c in chunk_document(_doc(tmp_path, TINY_FEES))]
@@ -88,17 +103,9 @@ def test_rhetorical_questions_and_question_lists_are_not_a_faq(tmp_path):
 def test_a_faq_answer_is_cited_under_its_own_question(tmp_path, embed_model):
     """Merged by word count, the renewal-time answer sat in another chunk than its question, and the
     engine answered with the questions themselves; one entry a chunk, it answers with the answer."""
-    from dataclasses import replace
-
-    from pipeline.config import load_config
-    from pipeline.engine import AnswerEngine
     from tests.pipeline.tiny_corpora import PASSPORT_FAQ
 
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / "passport-faq.txt").write_text(PASSPORT_FAQ, encoding="utf-8")
-    engine = AnswerEngine(replace(load_config().with_home(tmp_path / "home"), docs_dir=docs), embed_model=embed_model)
-    engine.ingest(docs)
+    engine = _engine_over(tmp_path, embed_model, "passport-faq.txt", PASSPORT_FAQ)
     answer = engine.ask("How long will it take to get my renewed passport back?", log=False)
     assert answer.decision == "answer"
     assert "within six to eight weeks. [1]" in answer.text
@@ -114,3 +121,27 @@ def test_q_and_a_labels_are_read_as_a_faq_and_left_out_of_the_text(tmp_path):
         ("When?", "Before the 5th of each month."),
         ("Where?", "To the office."),
     ]
+
+
+def test_a_markdown_table_is_written_out_a_row_a_sentence_after_its_headers(tmp_path):
+    from pipeline.text import split_sentences
+    from tests.pipeline.tiny_corpora import EXPENSE_LIMITS
+
+    limits = chunk_document(_doc(tmp_path, EXPENSE_LIMITS, "expenses.md"))[0]
+    assert "|" not in limits.text
+    sentences = split_sentences(limits.text)
+    assert "Expense: Hotel; Limit: 200 dollars per night; Receipt needed: Yes" in sentences
+    assert sentences[-1] == "Expense: Taxi; Limit: 40 dollars per trip; Receipt needed: Yes"
+
+
+def test_a_table_question_is_answered_with_its_row(tmp_path, embed_model):
+    """Read whole, the table was one 'sentence' of pipes: 'Do I need a receipt for meals?' abstained
+    (σ 0.47) and the hotel question quoted every row."""
+    from tests.pipeline.tiny_corpora import EXPENSE_LIMITS
+
+    engine = _engine_over(tmp_path, embed_model, "expenses.md", EXPENSE_LIMITS)
+    meals = engine.ask("Do I need a receipt for meals?", log=False)
+    assert meals.decision == "answer"
+    assert meals.text.startswith("Expense: Meals; Limit: 50 dollars per day; Receipt needed: No [1]")
+    hotel = engine.ask("What is the hotel limit per night?", log=False)
+    assert "Limit: 200 dollars per night" in hotel.text and "Taxi" not in hotel.text

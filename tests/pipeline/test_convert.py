@@ -61,3 +61,28 @@ def test_path_like_or_extensionless_names_are_refused(name):
 def test_latin1_text_is_refused_with_a_hint():
     with pytest.raises(ConversionRefused, match="UTF-8"):
         convert("Caf\u00e9 policy ".encode("latin-1") * 30, "cafe.txt")
+
+
+def test_html_and_docx_tables_become_markdown_tables_with_their_headers():
+    html = (
+        b"<html><body><h1>Limits</h1><p>The limits below apply to every trip inside the country, and claims"
+        b" above a limit need the budget holder's approval first.</p><table><tr><th>Expense</th><th>Limit</th></tr>"
+        b"<tr><td>Meals</td><td>50 <b>dollars</b></td></tr><tr><td>Hotel<td>200 dollars</table><p>After.</p></body></html>"
+    )
+    markdown = convert(html, "limits.html").markdown
+    assert "| Expense | Limit |\n|---|---|\n| Meals | 50 dollars |\n| Hotel | 200 dollars |" in markdown
+    assert "Meals50" not in markdown and markdown.rstrip().endswith("After.")
+
+    import io
+
+    import docx
+
+    document = docx.Document()
+    document.add_paragraph("Limits", style="Title")
+    document.add_paragraph("The limits below apply to every trip inside the country. " * 3)
+    table = document.add_table(rows=3, cols=2)
+    for r, (a, b) in enumerate([("Expense", "Limit"), ("Meals", "50 dollars"), ("Hotel", "200 dollars")]):
+        table.cell(r, 0).text, table.cell(r, 1).text = a, b
+    out = io.BytesIO()
+    document.save(out)
+    assert "| Expense | Limit |\n|---|---|\n| Meals | 50 dollars |" in convert(out.getvalue(), "limits.docx").markdown

@@ -92,3 +92,28 @@ Who can sign my photo?
 
 A person who has known you for two years, such as a teacher or doctor, can sign it.
 """
+
+# A table of limits: each row answers a question, but only beside the column headers.
+EXPENSE_LIMITS = """---
+doc_id: expenses
+title: Travel Expense Limits
+version: 1.0
+effective_date: 2026-07-01
+owner: Finance Office
+---
+
+# Travel Expense Limits
+
+## 1. Daily limits
+The limits below apply to every trip inside the country. Claims above a limit need the approval of
+the budget holder before the trip.
+
+| Expense | Limit | Receipt needed |
+|---|---|---|
+| Meals | 50 dollars per day | No |
+| **Hotel** | 200 dollars per night | Yes |
+| Taxi | 40 dollars per trip | Yes |
+
+## 2. Claims
+Claims are submitted within 10 working days of return, with every receipt the table above asks for.
+"""
