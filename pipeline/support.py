@@ -329,13 +329,22 @@ class SupportPostprocessor(BaseNodePostprocessor):
 
     def _sentence_sim(self, nodes: list[NodeWithScore], query_vec: list[float] | None) -> float:
         """The best cosine between the question and one sentence of the `sim_chunks` closest chunks
-        (sorted best first); the best chunk's own cosine when there are no sentence vectors."""
+        (sorted best first); the best chunk's own cosine when there are no sentence vectors.
+
+        A chunk that is one sentence counts its own cosine too: its vector is that sentence read
+        with its title and heading, which a FAQ's short answer needs ("In zone C." under "Where do
+        visitors park?" is 0.27 from that question alone, 0.76 with its heading)."""
         chunk_sim = nodes[0].score or 0.0  # no score ranks as 0, as in the sort
         if self._sentence_vectors is None or query_vec is None or self.sim_chunks == 0:
             return chunk_sim
         closest = nodes[: self.sim_chunks]
         vectors = self._sentence_vectors.get([(n.node.node_id, n.node.get_content()) for n in closest])
-        best = [max(cosines) for cosines in sentence_cosines(vectors, query_vec).values() if cosines]
+        cosines = sentence_cosines(vectors, query_vec)
+        best = []
+        for node in closest:
+            found = cosines.get(node.node.node_id) or []
+            if found:
+                best.append(max(*found, node.score or 0.0) if len(found) == 1 else max(found))
         return max(0.0, min(1.0, max(best))) if best else chunk_sim
 
     def _model_coverage(

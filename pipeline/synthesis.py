@@ -123,7 +123,9 @@ class ExtractiveSynthesizer:
             if cosines is not None and len(cosines) != len(sentences):
                 cosines = None
             for position, sentence in enumerate(sentences):
-                if sentence.strip().lower() == heading or len(sentence.split()) < 4:
+                # a short line among others is a fragment (a list's lead-in, a button's name); a
+                # chunk that is one short sentence is an answer (a FAQ's "In zone C.")
+                if sentence.strip().lower() == heading or (len(sentence.split()) < 4 and len(sentences) > 1):
                     continue
                 lexical = self._sentence_score(query_terms, sentence, wanted_units)
                 if cosines is not None:

@@ -145,3 +145,17 @@ def test_a_table_question_is_answered_with_its_row(tmp_path, embed_model):
     assert meals.text.startswith("Expense: Meals; Limit: 50 dollars per day; Receipt needed: No [1]")
     hotel = engine.ask("What is the hotel limit per night?", log=False)
     assert "Limit: 200 dollars per night" in hotel.text and "Taxi" not in hotel.text
+
+
+def test_a_faq_entry_whose_answer_is_one_short_sentence_is_answered_with_it(tmp_path, embed_model):
+    """Read alone, "In zone C." is far from the question (σ's sim 0.27: abstained), and the synthesiser
+    skipped it as a fragment under four words (answering "Up to four hours."). A one-sentence chunk
+    is read with its heading, and is its own answer."""
+    faq = (
+        "Q: Where do visitors park?\nA: In zone C.\n\nQ: How long can visitors stay?\nA: Up to four hours.\n\n"
+        "Q: Who issues day passes to visitors?\nA: The reception desk issues them.\n"
+    )
+    engine = _engine_over(tmp_path, embed_model, "parking-faq.txt", faq)
+    answer = engine.ask("Where do visitors park?", log=False)
+    assert answer.decision == "answer"
+    assert answer.text == "In zone C. [1]"
