@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from pipeline.documents import Document
 from pipeline.records import Chunk
-from pipeline.text import slugify
+from pipeline.text import slugify, split_sentences
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _SECTION_NUMBER = re.compile(r"^(?:section\s+)?(\d+(?:\.\d+)*)[.)]?\s", re.IGNORECASE)
@@ -126,9 +126,45 @@ def _tables_as_rows(paragraph: str) -> str:
     return "\n".join(lines[:start] + rows)
 
 
-def _text_blocks(body: str) -> list[_Block]:
+def _text_blocks(body: str, min_words: int, max_words: int) -> list[_Block]:
     paragraphs = [p.strip() for p in re.split(r"\n\s*\n", body) if p.strip()]
-    return [_Block("", 0, [p]) for p in paragraphs]
+    return [_Block("", 0, [piece]) for p in paragraphs for piece in _paragraph_pieces(p, min_words, max_words)]
+
+
+def _paragraph_pieces(paragraph: str, min_words: int, max_words: int) -> list[str]:
+    """A paragraph longer than max_words, cut so that each piece fits.
+
+    A text written one paragraph a line, with no blank line between (a common export), is one
+    "paragraph" to a blank-line split: a whole article became one chunk, embedded from its first
+    ~200 words only. When its lines are of paragraph length (the median at least min_words;
+    hard-wrapped lines are a dozen words) each line is a paragraph; otherwise, and for a line still
+    too long, the text is cut between sentences into pieces of at most max_words."""
+    if len(paragraph.split()) <= max_words:
+        return [paragraph]
+    lines = [line for line in paragraph.splitlines() if line.strip()]
+    sizes = sorted(len(line.split()) for line in lines)
+    units = lines if len(lines) > 1 and sizes[len(sizes) // 2] >= min_words else [paragraph]
+    pieces: list[str] = []
+    for unit in units:
+        pieces.extend([unit] if len(unit.split()) <= max_words else _packed(split_sentences(unit), max_words))
+    return pieces
+
+
+def _packed(sentences: list[str], max_words: int) -> list[str]:
+    """Consecutive sentences joined into pieces of at most max_words (a longer sentence alone)."""
+    pieces: list[str] = []
+    current: list[str] = []
+    count = 0
+    for sentence in sentences:
+        words = len(sentence.split())
+        if current and count + words > max_words:
+            pieces.append(" ".join(current))
+            current, count = [], 0
+        current.append(sentence)
+        count += words
+    if current:
+        pieces.append(" ".join(current))
+    return pieces
 
 
 def _question_line(line: str) -> str:
@@ -220,7 +256,12 @@ def _family(heading: str) -> str:
 
 
 def chunk_document(doc: Document, min_words: int = 40, max_words: int = 320) -> list[Chunk]:
-    blocks = _markdown_blocks(doc.body) if doc.kind == "markdown" else _text_blocks(doc.body)
+    if doc.kind == "markdown":
+        blocks = _markdown_blocks(doc.body)
+        for block in blocks:
+            block.paragraphs = [piece for p in block.paragraphs for piece in _paragraph_pieces(p, min_words, max_words)]
+    else:
+        blocks = _text_blocks(doc.body, min_words, max_words)
     # A text file's paragraphs are blocks of one; its FAQ entries are read across them.
     faq = _faq_entries([_Block("", 0, [p for b in blocks for p in b.paragraphs])] if doc.kind == "text" else blocks)
     if faq is None and doc.kind == "text":

@@ -159,3 +159,26 @@ def test_a_faq_entry_whose_answer_is_one_short_sentence_is_answered_with_it(tmp_
     answer = engine.ask("Where do visitors park?", log=False)
     assert answer.decision == "answer"
     assert answer.text == "In zone C. [1]"
+
+
+def _paragraph(i: int, words: int = 60) -> str:
+    return f"Paragraph {i} opens here. " + " ".join(f"word{i}x{j}" for j in range(words - 5)) + " ends here."
+
+
+def test_text_written_one_paragraph_a_line_is_chunked_by_its_lines(tmp_path):
+    """No blank line between paragraphs: the whole file was one chunk (embedded from its first ~200
+    words only). Lines of paragraph length are chunked as blank-line paragraphs are."""
+    lines = [_paragraph(i) for i in range(12)]
+    one_a_line = chunk_document(_doc(tmp_path, "\n".join(lines), "article.txt"))
+    blank_lines = chunk_document(_doc(tmp_path, "\n\n".join(lines), "article2.txt"))
+    assert len(one_a_line) == 12
+    assert [c.text for c in one_a_line] == [c.text for c in blank_lines]
+
+
+def test_a_paragraph_over_the_limit_is_cut_between_sentences(tmp_path):
+    sentences = [f"Sentence {i} says one thing about rule {i} and then stops." for i in range(54)]  # 594 words
+    wrapped = "\n".join(" ".join(sentences[i : i + 2]) for i in range(0, 54, 2))  # hard-wrapped lines
+    for name, body in (("rules.txt", wrapped), ("rules.md", "# Rules\n\n## All\n" + wrapped)):
+        chunks = chunk_document(_doc(tmp_path, body, name))
+        assert len(chunks) == 2 and all(len(c.text.split()) <= 320 for c in chunks), name
+        assert all(c.text.rstrip().endswith("stops.") for c in chunks)  # no sentence cut in two
