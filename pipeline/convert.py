@@ -292,18 +292,33 @@ def _check_docx_archive(data: bytes, name: str) -> None:
         raise ConversionRefused(f"{name} is a zip archive but not a Word document.")
 
 
-def _markdown_table(rows: list[list[str]]) -> list[str]:
-    """A table's rows as a Markdown table, its first row the header (the chunker writes each row
-    out after those headers: pipeline.chunking). A one-column table is layout: one line a row."""
+def _markdown_table(rows: list[list[str]], header: bool) -> list[str]:
+    """A table's rows as a Markdown table when its first row is a header (the chunker writes each
+    row out after the headers: pipeline.chunking); else, and for a one-column (layout) table, one
+    line a row: a first data row read as headers would label every row with its values."""
     rows = [[" ".join(cell.replace("|", "/").split()) for cell in row] for row in rows]
     rows = [row for row in rows if any(row)]
     width = max((len(row) for row in rows), default=0)
-    if width < 2 or len(rows) < 2:
+    if not header or width < 2 or len(rows) < 2:
         return [line for row in rows for line in (" | ".join(c for c in row if c), "")]
     rows = [row + [""] * (width - len(row)) for row in rows]
     lines = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * width]
     lines += ["| " + " | ".join(row) + " |" for row in rows[1:]]
     return ["", *lines, ""]
+
+
+def _docx_header_row(table) -> bool:
+    """Word marks a header row as repeating on each page (w:tblHeader); many authors only set it in
+    bold. Either makes the first row the table's header."""
+    from docx.oxml.ns import qn
+
+    if not table.rows:
+        return False
+    row = table.rows[0]
+    if row._tr.trPr is not None and row._tr.trPr.find(qn("w:tblHeader")) is not None:
+        return True
+    runs = [run for cell in row.cells for paragraph in cell.paragraphs for run in paragraph.runs if run.text.strip()]
+    return bool(runs) and all(run.bold for run in runs)
 
 
 def _from_docx(data: bytes, name: str, kind: str) -> Converted:
@@ -319,9 +334,8 @@ def _from_docx(data: bytes, name: str, kind: str) -> Converted:
     for block in document.iter_inner_content():
         if isinstance(block, Table):
             # a merged cell is repeated in each column it spans: kept once
-            lines.extend(
-                _markdown_table([list(dict.fromkeys(c.text.strip() for c in row.cells)) for row in block.rows])
-            )
+            rows = [list(dict.fromkeys(c.text.strip() for c in row.cells)) for row in block.rows]
+            lines.extend(_markdown_table(rows, header=_docx_header_row(block)))
             continue
         text = block.text.strip()
         if not text:
@@ -366,6 +380,7 @@ class _HTMLToMarkdown(HTMLParser):
         self._tables = 0
         self._rows: list[list[str]] = []
         self._row: list[str] | None = None
+        self._header = False  # the first row's cells are all <th>
 
     def _end_cell(self) -> None:
         if self._row is not None:
@@ -385,10 +400,11 @@ class _HTMLToMarkdown(HTMLParser):
             if start and self._tables == 0:
                 self._flush()
                 self._rows = []
+                self._header = True
             self._tables += 1 if start else -1
             if not start and self._tables == 0:
                 self._end_row()
-                self.lines.extend(_markdown_table(self._rows))
+                self.lines.extend(_markdown_table(self._rows, header=self._header))
                 self._buffer = []
             self._tables = max(self._tables, 0)
             return True
@@ -403,6 +419,8 @@ class _HTMLToMarkdown(HTMLParser):
             if start:
                 if self._row is None:
                     self._row = []
+                if not self._rows and tag == "td":
+                    self._header = False
                 if "".join(self._buffer).strip():
                     self._end_cell()
                 self._buffer = []

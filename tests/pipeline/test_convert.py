@@ -63,7 +63,24 @@ def test_latin1_text_is_refused_with_a_hint():
         convert("Caf\u00e9 policy ".encode("latin-1") * 30, "cafe.txt")
 
 
-def test_html_and_docx_tables_become_markdown_tables_with_their_headers():
+def _docx_table(rows: list[tuple[str, str]], bold_first_row: bool) -> bytes:
+    import io
+
+    import docx
+
+    document = docx.Document()
+    document.add_paragraph("Limits", style="Title")
+    document.add_paragraph("The limits below apply to every trip inside the country. " * 3)
+    table = document.add_table(rows=len(rows), cols=2)
+    for r, cells in enumerate(rows):
+        for c, text in enumerate(cells):
+            table.cell(r, c).paragraphs[0].add_run(text).bold = bold_first_row and r == 0
+    out = io.BytesIO()
+    document.save(out)
+    return out.getvalue()
+
+
+def test_html_and_docx_tables_with_a_header_row_become_markdown_tables():
     html = (
         b"<html><body><h1>Limits</h1><p>The limits below apply to every trip inside the country, and claims"
         b" above a limit need the budget holder's approval first.</p><table><tr><th>Expense</th><th>Limit</th></tr>"
@@ -72,17 +89,22 @@ def test_html_and_docx_tables_become_markdown_tables_with_their_headers():
     markdown = convert(html, "limits.html").markdown
     assert "| Expense | Limit |\n|---|---|\n| Meals | 50 dollars |\n| Hotel | 200 dollars |" in markdown
     assert "Meals50" not in markdown and markdown.rstrip().endswith("After.")
+    rows = [("Expense", "Limit"), ("Meals", "50 dollars"), ("Hotel", "200 dollars")]
+    docx_markdown = convert(_docx_table(rows, bold_first_row=True), "limits.docx").markdown
+    assert "| Expense | Limit |\n|---|---|\n| Meals | 50 dollars |" in docx_markdown
 
-    import io
 
-    import docx
-
-    document = docx.Document()
-    document.add_paragraph("Limits", style="Title")
-    document.add_paragraph("The limits below apply to every trip inside the country. " * 3)
-    table = document.add_table(rows=3, cols=2)
-    for r, (a, b) in enumerate([("Expense", "Limit"), ("Meals", "50 dollars"), ("Hotel", "200 dollars")]):
-        table.cell(r, 0).text, table.cell(r, 1).text = a, b
-    out = io.BytesIO()
-    document.save(out)
-    assert "| Expense | Limit |\n|---|---|\n| Meals | 50 dollars |" in convert(out.getvalue(), "limits.docx").markdown
+def test_a_table_without_a_header_row_is_one_line_a_row():
+    """Read as headers, a first data row would label every other row with its own values."""
+    html = (
+        b"<html><body><h1>Limits</h1><p>The limits below apply to every trip inside the country, and claims"
+        b" above a limit need the budget holder's approval first.</p><table><tr><td>Meals</td><td>50 dollars</td>"
+        b"</tr><tr><td>Hotel</td><td>200 dollars</td></tr></table></body></html>"
+    )
+    rows = [("Meals", "50 dollars"), ("Hotel", "200 dollars")]
+    for markdown in (
+        convert(html, "limits.html").markdown,
+        convert(_docx_table(rows, bold_first_row=False), "limits.docx").markdown,
+    ):
+        assert "Meals | 50 dollars\n\nHotel | 200 dollars" in markdown
+        assert "---|" not in markdown
