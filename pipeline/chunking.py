@@ -168,11 +168,9 @@ def _packed(sentences: list[str], max_words: int) -> list[str]:
 
 
 def _question_line(line: str) -> str:
-    """The question a line asks, as a FAQ entry's heading ("**Q: How do I…?**" → "How do I…?");
-    "" when the line is not a lone question (list items are not: "1. Were secrets exposed?")."""
-    if _LIST_ITEM.match(line):
-        return ""
-    line = line.strip().strip("*_").strip()
+    """The question a line asks, as a FAQ entry's heading ("**Q: How do I…?**" or "3. How do I…?"
+    → "How do I…?"); "" when the line is not a lone question."""
+    line = _LIST_ITEM.sub("", line, count=1).strip().strip("*_").strip()
     text = _QUESTION_LABEL.sub("", line)
     words = len(text.split())
     shortest = 1 if text != line else 2  # "Q: When?" is an entry; a lone "Why?" in prose is not
@@ -181,13 +179,16 @@ def _question_line(line: str) -> str:
 
 def _faq_entry(paragraphs: list[str], i: int) -> tuple[str, str] | None:
     """(question, the rest of its paragraph) when paragraph i opens a FAQ entry: a question line
-    followed by its answer, in the same paragraph or in the next one (which is not a question)."""
+    followed by its answer, in the same paragraph or in the next one. A question followed by
+    another question is a list of questions ("1. What was exposed?\n2. For how long?"), not a FAQ."""
     first, _, rest = paragraphs[i].partition("\n")
     question = _question_line(first)
     if not question:
         return None
+    if rest.strip():
+        return None if _question_line(rest.strip().partition("\n")[0]) else (question, rest.strip())
     answer_follows = i + 1 < len(paragraphs) and not _question_line(paragraphs[i + 1].partition("\n")[0])
-    return (question, rest.strip()) if rest.strip() or answer_follows else None
+    return (question, "") if answer_follows else None
 
 
 def _faq_entries(blocks: list[_Block]) -> list[_Block] | None:

@@ -182,3 +182,15 @@ def test_a_paragraph_over_the_limit_is_cut_between_sentences(tmp_path):
         chunks = chunk_document(_doc(tmp_path, body, name))
         assert len(chunks) == 2 and all(len(c.text.split()) <= 320 for c in chunks), name
         assert all(c.text.rstrip().endswith("stops.") for c in chunks)  # no sentence cut in two
+
+
+def test_a_numbered_faq_is_a_faq_and_a_numbered_list_of_questions_is_not(tmp_path):
+    faq = "# Passport FAQ\n\n## General\n\n" + "\n\n".join(
+        f"{i}. Question number {i} about passports?\n\nAnswer {i} about passports." for i in range(1, 4)
+    )
+    chunks = chunk_document(_doc(tmp_path, faq, "passport-faq.md"))
+    assert [(c.section, c.text) for c in chunks] == [
+        (f"Question number {i} about passports?", f"Answer {i} about passports.") for i in range(1, 4)
+    ]
+    questions = "# Incidents\n\n## Report\n\nAnswer these:\n\n" + "\n".join(f"{i}. What about item {i}?" for i in range(1, 6))
+    assert [c.section for c in chunk_document(_doc(tmp_path, questions, "incidents.md"))] == ["Report"]
