@@ -22,17 +22,17 @@ from dataclasses import dataclass
 
 from pipeline.documents import Document
 from pipeline.records import Chunk
-from pipeline.text import slugify, split_sentences
+from pipeline.text import LIST_MARKER, slugify, split_sentences
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _SECTION_NUMBER = re.compile(r"^(?:section\s+)?(\d+(?:\.\d+)*)[.)]?\s", re.IGNORECASE)
-_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+_LIST_ITEM = re.compile(rf"^\s*{LIST_MARKER}")
 _QUESTION_LABEL = re.compile(r"^(?:q|question)\s*\d*\s*[:.)]\s+", re.IGNORECASE)
 _ANSWER_LABEL = re.compile(r"^\**(?:a|answer)\s*:\**\s+", re.IGNORECASE)
 # A document is read as a FAQ when at least this many questions stand on a line of their own,
 # each followed by an answer; one or two such lines are rhetorical questions in running text.
 FAQ_MIN_ENTRIES = 3
-_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 FAQ_MAX_QUESTION_WORDS = 30
 
 
@@ -146,25 +146,29 @@ def _paragraph_pieces(paragraph: str, min_words: int, max_words: int) -> list[st
     units = lines if len(lines) > 1 and sizes[len(sizes) // 2] >= min_words else [paragraph]
     pieces: list[str] = []
     for unit in units:
-        pieces.extend([unit] if len(unit.split()) <= max_words else _packed(split_sentences(unit), max_words))
+        if len(unit.split()) <= max_words:
+            pieces.append(unit)
+        else:
+            pieces.extend(" ".join(run) for run in _packed(split_sentences(unit), max_words))
     return pieces
 
 
-def _packed(sentences: list[str], max_words: int) -> list[str]:
-    """Consecutive sentences joined into pieces of at most max_words (a longer sentence alone)."""
-    pieces: list[str] = []
+def _packed(units: list[str], max_words: int) -> list[list[str]]:
+    """Consecutive units (paragraphs, sentences) grouped into runs of at most max_words (a longer
+    unit alone)."""
+    runs: list[list[str]] = []
     current: list[str] = []
     count = 0
-    for sentence in sentences:
-        words = len(sentence.split())
+    for unit in units:
+        words = len(unit.split())
         if current and count + words > max_words:
-            pieces.append(" ".join(current))
+            runs.append(current)
             current, count = [], 0
-        current.append(sentence)
+        current.append(unit)
         count += words
     if current:
-        pieces.append(" ".join(current))
-    return pieces
+        runs.append(current)
+    return runs
 
 
 def _question_line(line: str) -> str:
@@ -193,14 +197,13 @@ def _faq_entry(paragraphs: list[str], i: int) -> tuple[str, str] | None:
 
 def _faq_entries(blocks: list[_Block]) -> list[_Block] | None:
     """Each FAQ entry as a block of its own under its question; None when it is not a FAQ."""
-    found = sum(_faq_entry(b.paragraphs, i) is not None for b in blocks for i in range(len(b.paragraphs)))
-    if found < FAQ_MIN_ENTRIES:
+    read = [[_faq_entry(b.paragraphs, i) for i in range(len(b.paragraphs))] for b in blocks]
+    if sum(entry is not None for per_block in read for entry in per_block) < FAQ_MIN_ENTRIES:
         return None
     entries: list[_Block] = []
-    for block in blocks:
+    for block, per_block in zip(blocks, read, strict=True):
         current = _Block(block.heading, block.level, [])
-        for i, paragraph in enumerate(block.paragraphs):
-            entry = _faq_entry(block.paragraphs, i)
+        for paragraph, entry in zip(block.paragraphs, per_block, strict=True):
             if entry is None:
                 opens_answer = current.level > block.level and not current.paragraphs
                 current.paragraphs.append(_ANSWER_LABEL.sub("", paragraph) if opens_answer else paragraph)
@@ -217,19 +220,7 @@ def _faq_entries(blocks: list[_Block]) -> list[_Block] | None:
 def _split_long(block: _Block, max_words: int) -> list[_Block]:
     if block.words <= max_words:
         return [block]
-    parts: list[_Block] = []
-    current: list[str] = []
-    count = 0
-    for para in block.paragraphs:
-        n = len(para.split())
-        if current and count + n > max_words:
-            parts.append(_Block(block.heading, block.level, current))
-            current, count = [], 0
-        current.append(para)
-        count += n
-    if current:
-        parts.append(_Block(block.heading, block.level, current))
-    return parts
+    return [_Block(block.heading, block.level, run) for run in _packed(block.paragraphs, max_words)]
 
 
 def _merge_small(blocks: list[_Block], min_words: int, max_words: int) -> list[list[_Block]]:

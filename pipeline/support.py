@@ -344,7 +344,7 @@ class SupportPostprocessor(BaseNodePostprocessor):
         for node in closest:
             found = cosines.get(node.node.node_id) or []
             if found:
-                best.append(max(*found, node.score or 0.0) if len(found) == 1 else max(found))
+                best.append(max(found[0], node.score or 0.0) if len(found) == 1 else max(found))
         return max(0.0, min(1.0, max(best))) if best else chunk_sim
 
     def _model_coverage(

@@ -374,13 +374,17 @@ def has_negation(text: str) -> bool:
     return any(tok in _NEGATIONS for tok in tokens(low)) or "n't" in low
 
 
+# A list item's marker at the start of a line: "- ", "* ", "+ ", "3. ", "3) ".
+LIST_MARKER = r"(?:[-*+]|\d+[.)])\s"
+
+
 def split_sentences(text: str) -> list[str]:
     """Sentences of a chunk; list items and lines ending without a stop become their own sentence."""
     abbreviation_end = _lexicon().abbreviation_end
     sentences: list[str] = []
-    for block in re.split(r"\n\s*\n|\n(?=\s*(?:[-*+]|\d+[.)])\s)", text):
+    for block in re.split(rf"\n\s*\n|\n(?=\s*{LIST_MARKER})", text):
         block = " ".join(line.strip() for line in block.strip().splitlines())
-        block = re.sub(r"^(?:[-*+]|\d+[.)])\s+", "", block).strip()
+        block = re.sub(rf"^{LIST_MARKER}\s*", "", block).strip()
         if not block:
             continue
         pieces = _SENTENCE_END.split(block)
