@@ -8,7 +8,7 @@ record. Deleting the *last* lines leaves a valid shorter chain, so each append a
 newest `seq` and `hash`, with its own HMAC, in `<state>/audit.jsonl.head`; `verify` fails when
 the head is missing, unkeyed or forged, or the log no longer reaches it.
 
-The key is `WARRANT_AUDIT_KEY`, else the cookie secret (`pipeline.keys.audit_key`). Records
+The key is `WARRANT_AUDIT_KEY`, else the cookie secret (`pipeline.ground.keys.audit_key`). Records
 written before the chain was keyed (plain sha256, no `alg`) are accepted only as a prefix that
 a keyed record and the keyed head pin.
 """
@@ -24,7 +24,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline.storage import FILE_MODE, lock_for, write_atomic
+from pipeline.ground.storage import FILE_MODE, lock_for, write_atomic
 
 GENESIS = "0" * 64
 ALG = "hmac-sha256"
@@ -48,8 +48,8 @@ def head_mac(seq: int, digest: str, key: bytes) -> str:
 
 
 def _default_key(path: Path, create: bool) -> bytes:
-    from pipeline.config import load_config
-    from pipeline.keys import audit_key
+    from pipeline.ground.config import load_config
+    from pipeline.ground.keys import audit_key
 
     return audit_key(load_config().with_home(path.parent), create=create)
 

@@ -10,8 +10,8 @@ import re
 from dataclasses import dataclass, field
 
 from governance.contradictions import extract_values
-from pipeline import glossary
-from pipeline.text import content_terms
+from pipeline.language import glossary
+from pipeline.language.text import content_terms
 
 # What marks an official document in any organisation; the organisation's own bodies and web
 # domains come from its glossary (official_sources, official_domains).

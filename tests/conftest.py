@@ -74,7 +74,7 @@ abbreviations: [Rs]
 
 @functools.lru_cache(maxsize=1)
 def _demo_glossary():
-    from pipeline.glossary import Glossary
+    from pipeline.language.glossary import Glossary
 
     return Glossary.load(REPO / "data" / "policies")
 
@@ -84,7 +84,7 @@ def demo_glossary():
     """The demo corpus's words (data/policies/glossary.yaml), as the app has them by default: the
     tiny corpora here are written in them ("Rs. 500", "revaluation"). A test that builds an engine
     over another folder gets that folder's glossary; the one before is restored afterwards."""
-    from pipeline import glossary
+    from pipeline.language import glossary
 
     before = glossary.active()
     glossary.use(_demo_glossary())
@@ -94,7 +94,7 @@ def demo_glossary():
 
 @pytest.fixture(scope="session")
 def embed_model():
-    from pipeline.embedding import MiniLMEmbedding
+    from pipeline.ingest.embedding import MiniLMEmbedding
 
     return MiniLMEmbedding()
 
@@ -118,7 +118,7 @@ def tiny_docs_in_rupees(tiny_docs: Path) -> Path:
 
 @pytest.fixture()
 def tiny_engine(tmp_path: Path, tiny_docs: Path, embed_model):
-    from pipeline.config import load_config
+    from pipeline.ground.config import load_config
     from pipeline.engine import AnswerEngine
 
     config = load_config().with_home(tmp_path / "home")

@@ -25,8 +25,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from scenarios.bench_http import PASSWORD, ask_fn_index, free_port, login_cookie, queue_call, running_app
-from scenarios.chroma_server import running_chroma_server
+from scenarios.bench.concurrency_http import PASSWORD, ask_fn_index, free_port, login_cookie, queue_call, running_app
+from scenarios.bench.chroma_server import running_chroma_server
 from tests.conftest import REPO, subprocess_env
 from tests.ui.server import call
 

@@ -6,7 +6,7 @@ as numbered, quoted data, and the user's preferences as form only (length, bulle
 programme's rule first); never memory facts, history or anything of another user.
 
 What comes back is split into sentences and each is checked against the chunk its `[n]` cites with
-the same checks as extractive answers (pipeline/verify.py: content words, numbers, negation), plus
+the same checks as extractive answers (pipeline/answer/verify.py: content words, numbers, negation), plus
 the learned answerability model where one is installed. A sentence with no citation, a citation to
 nothing, a number the chunk does not hold, or words the chunk does not support is removed and
 listed with its reason. If nothing survives, or the endpoint fails, the extractive answer is given
@@ -25,11 +25,11 @@ from dataclasses import dataclass, replace
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.schema import NodeWithScore
 
-from pipeline.instructions import set_aside_instructions
-from pipeline.llm import LLMBackend, LLMUnavailable
-from pipeline.records import Answer, AnswerStyle, Citation
-from pipeline.text import content_terms, numbers, split_sentences
-from pipeline.verify import check_sentence
+from pipeline.answer.llm import LLMBackend, LLMUnavailable
+from pipeline.answer.verify import check_sentence
+from pipeline.ground.records import Answer, AnswerStyle, Citation
+from pipeline.language.instructions import set_aside_instructions
+from pipeline.language.text import content_terms, numbers, split_sentences
 
 _LOG = logging.getLogger("warrant.generate")
 # The evidence the LLM sees: the gate's chunks first, then the synthesis pool, at most this many.
@@ -178,12 +178,12 @@ def _closest_sentence(sentence: str, chunk_text: str) -> str:
 
 
 def learned_support(question: str, sentence: str, chunk_text: str) -> tuple[bool, str] | None:
-    """Hook for the learned answerability model (pipeline/answerability.py): None when no trained
+    """Hook for the learned answerability model (pipeline/gate/answerability.py): None when no trained
     model is installed. With one, the cited chunk must answer the sentence read as a claim to check.
     The floor is the model's own 0.5; it was trained on questions, not on statements, so this can
     only remove sentences (never admit one the word checks refused)."""
     try:
-        from pipeline.answerability import answerability_model
+        from pipeline.gate.answerability import answerability_model
     except ImportError:
         return None
     model = answerability_model()
@@ -354,7 +354,7 @@ class GenerativeAnswerer:
 
 def build_generator(config) -> GenerativeAnswerer | None:
     """The configured answer writer, or None: extractive answers (no WARRANT_LLM_* set)."""
-    from pipeline.llm import build_backend
+    from pipeline.answer.llm import build_backend
 
     backend = build_backend(config)
     if backend is None:

@@ -1,11 +1,11 @@
 """The optional answer writer: any OpenAI-compatible chat endpoint, through LlamaIndex's LLM interface.
 
 Configured by `WARRANT_LLM_BASE_URL`, `WARRANT_LLM_MODEL`, `WARRANT_LLM_API_KEY` and
-`WARRANT_LLM_TIMEOUT_S` (read in pipeline/config.py). With no base URL or model there is no
+`WARRANT_LLM_TIMEOUT_S` (read in pipeline/ground/config.py). With no base URL or model there is no
 backend and Warrant answers extractively, with no network at all.
 
 The backend only streams text. What it writes is checked sentence by sentence in
-pipeline/generate.py before anyone relies on it; every failure here becomes an `LLMUnavailable`
+pipeline/answer/generate.py before anyone relies on it; every failure here becomes an `LLMUnavailable`
 that the caller turns into the extractive answer with a short notice.
 
 Retries: a connection that fails, a rate limit (429) or a server error (5xx) *before the first
@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass
 from llama_index.core.base.llms.types import ChatMessage
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, stop_after_delay, wait_exponential_jitter
 
-from pipeline.config import Config
+from pipeline.ground.config import Config
 
 # Room for a short answer; a model that goes on past this is cut and the rest is not verified.
 MAX_ANSWER_TOKENS = 400

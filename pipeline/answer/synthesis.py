@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 from llama_index.core.schema import NodeWithScore
 
-from pipeline.question import Question, analyse_question
-from pipeline.records import AnswerStyle, Citation
-from pipeline.term_stats import TermStats
-from pipeline.text import (
+from pipeline.ground.records import AnswerStyle, Citation
+from pipeline.ingest.term_stats import TermStats
+from pipeline.language.question import Question, analyse_question
+from pipeline.language.text import (
     canonical_terms,
     corpus_unit_kinds,
     first_named,
@@ -23,7 +23,7 @@ from pipeline.text import (
 # What kind of number a question asks for, so the sentence that holds that kind ranks first.
 # "Until when" asks for a point in time (week 2, a month), "how long" for a span (within 7 days).
 # The last field names the glossary's own units that also answer ("count": credits, "time":
-# semesters; pipeline.glossary), so no corpus's words are written here.
+# semesters; pipeline.language.glossary), so no corpus's words are written here.
 _WANTED_UNITS = (
     (
         re.compile(r"\b(how long|how soon|within|how many (days|weeks|months|hours))\b", re.I),
@@ -43,7 +43,7 @@ _SENTENCES_FOR_LENGTH = {"brief": 2, "standard": 3, "detailed": 6}
 # Share of a sentence's score that comes from its embedding similarity to the question (the rest
 # is weighted word overlap and the unit it holds); chosen on the dev split.
 SEMANTIC_WEIGHT = 0.4
-# The glossary's programmes (pipeline.glossary, `named_groups.programmes`): rules that differ by
+# The glossary's programmes (pipeline.language.glossary, `named_groups.programmes`): rules that differ by
 # programme are ordered by the one the user is in.
 _PROGRAMMES = "programmes"
 
@@ -143,7 +143,7 @@ class ExtractiveSynthesizer:
         parts: list[tuple[str, dict[str, list[float]]]] | None = None,
     ) -> list[CitedSentence]:
         """`similarity`: chunk id → the question's cosine with each sentence of that chunk.
-        `parts`: for a question that asks two things (pipeline.question_parts), each part with
+        `parts`: for a question that asks two things (pipeline.language.question_parts), each part with
         its own similarities; each part's best sentence is in the answer before the rest fill up."""
         question = analyse_question(query)
         candidates = self._candidates(question, evidence, similarity or {})

@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pipeline.synthesis import CitedSentence
-from pipeline.text import content_terms, has_negation, normalise_text, numbers, quantities, split_sentences
+from pipeline.answer.synthesis import CitedSentence
+from pipeline.language.text import content_terms, has_negation, normalise_text, numbers, quantities, split_sentences
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """`python -m pipeline.eval --calibrate`: choose λ and τ for the learned gate, with a stated risk.
 
-Calibration data: SQuAD 2.0's `calibration` articles (pipeline.train_support's seeded split: not
+Calibration data: SQuAD 2.0's `calibration` articles (pipeline.evaluation.squad's seeded split: not
 trained on, not held out) and our golden dev split. The unanswerable side is what any corpus gives
 for free: each answerable question asked again with its answering passage withheld from retrieval
 (the best remaining evidence must not pass), plus golden dev's unanswerable and out-of-domain
@@ -10,7 +10,7 @@ through the real pipeline (retrieval, evidence window, answerability model); cov
 (logistic regression over the model's logit and the best sentence cosine) is fitted, λ is the grid point
 whose σ ranks answerable above unanswerable best (AUROC over both sets together), and τ the lowest
 threshold whose exact binomial upper bound on answering an unanswerable question is ≤ α with 90 %
-confidence (pipeline.calibration). Writes `models/calibration.json`, which config reads as the
+confidence (pipeline.gate.calibration). Writes `models/calibration.json`, which config reads as the
 defaults.
 """
 
@@ -24,8 +24,11 @@ from pathlib import Path
 
 import numpy as np
 
-from pipeline.calibration import auroc, calibrate_tau
-from pipeline.config import CALIBRATION_FILE, load_config
+from pipeline.evaluation.golden import ANSWERABLE, load_golden, section_match
+from pipeline.evaluation.harness import build_engine
+from pipeline.evaluation.outside import gate_settings, squad_corpus
+from pipeline.gate.calibration import auroc, calibrate_tau
+from pipeline.ground.config import CALIBRATION_FILE, load_config
 
 
 def _parts(engine, question: str, answerable: bool, withheld: set[str] | None = None) -> tuple:
@@ -34,8 +37,7 @@ def _parts(engine, question: str, answerable: bool, withheld: set[str] | None = 
     left out of the retrieved set: the question's answering passage removed, a free negative."""
     from llama_index.core.schema import QueryBundle
 
-    from pipeline.outside import gate_settings
-    from pipeline.question import analyse_question
+    from pipeline.language.question import analyse_question
 
     post = engine.postprocessor
     embedding = engine.embed_model.get_query_embedding(question)
@@ -73,8 +75,6 @@ def _squad_rows(engine, items) -> list[tuple]:
 
 def _golden_rows(engine) -> list[tuple]:
     """Golden dev: answerable with and without their gold chunks; unanswerable as they are."""
-    from pipeline.eval import ANSWERABLE, _section_match, load_golden
-
     chunks = engine.index.get_nodes(where={"status": "active"})
 
     def gold_ids(item: dict) -> set[str]:
@@ -84,7 +84,7 @@ def _golden_rows(engine) -> list[tuple]:
             for g in item["gold"]
             if c.metadata.get("doc_id") == g["doc_id"]
             and any(
-                _section_match(str(g["section"]), n) for n in str(c.metadata.get("section_numbers", "")).split(",") if n
+                section_match(str(g["section"]), n) for n in str(c.metadata.get("section_numbers", "")).split(",") if n
             )
         }
 
@@ -108,9 +108,6 @@ def _grid() -> list[tuple[float, float, float]]:
 
 
 def run_calibration(alpha: float | None, json_out: Path | None = None) -> int:
-    from pipeline import outside
-    from pipeline.eval import build_engine
-
     config = load_config()
     if config.coverage_source != "model":
         print("error: --calibrate chooses τ for the learned gate; unset WARRANT_COVERAGE=rules")
@@ -119,7 +116,7 @@ def run_calibration(alpha: float | None, json_out: Path | None = None) -> int:
     rows: list[tuple] = []
     with tempfile.TemporaryDirectory(prefix="warrant-calibrate-") as tmp:
         docs = Path(tmp) / "squad"
-        items = outside.squad_corpus(docs, "calibration", per_side=0)
+        items = squad_corpus(docs, "calibration", per_side=0)
         engine, _ = build_engine(docs, Path(tmp) / "home-squad")
         rows += [("squad", *r) for r in _squad_rows(engine, items)]
         engine, _ = build_engine(config.docs_dir, Path(tmp) / "home-golden")
@@ -127,7 +124,7 @@ def run_calibration(alpha: float | None, json_out: Path | None = None) -> int:
         rules = sorted(engine.postprocessor.rules)
     from sklearn.linear_model import LogisticRegression
 
-    from pipeline.answerability import CoverageCombiner
+    from pipeline.gate.answerability import CoverageCombiner
 
     labels = np.array([r[1] for r in rows])
     features = np.array([CoverageCombiner.features(r[3], r[4]) for r in rows])

@@ -1,132 +1,27 @@
-"""Evaluation entry points.
+"""The golden report: `python -m pipeline.eval --golden dev|test [--tune]`.
 
-The contract (outside tools rely on it; keep it exactly):
-    python -m pipeline.eval --docs DIR --questions Q.jsonl --out OUT.jsonl
-builds a fresh index of every .md/.txt under DIR in a temporary state directory and writes one
-JSON line per input line, in input order.
-
-The golden report:
-    python -m pipeline.eval --golden dev|test [--tune]
-prints answer rate, abstention precision/recall, clarify rate, citation accuracy, key-fact recall
-and the share of unsupported answer sentences, beside the ungated baseline from the same run.
-
-Outside data and the threshold's risk (pipeline.outside, pipeline.calibration):
-    python -m pipeline.eval --calibrate [--alpha 0.05]      # choose λ and τ on the calibration split
-    python -m pipeline.eval --outside squad|policy-dev|golden-dev [--ablate RULE ...] [--ablation]
+Asks every question of a golden split (data/golden/) through a fresh index of the configured
+documents and prints answer rate, abstention precision/recall, clarify rate, citation accuracy,
+key-fact recall and the share of unsupported answer sentences, beside the ungated baseline from
+the same run; `--tune` grid-searches λ and τ instead. The golden items and the scoring helpers
+(`load_golden`, `section_match`, `unsupported_sentences`) are shared with the other measurements.
 """
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 import re
-import sys
 import tempfile
 import time
-from dataclasses import replace
 from pathlib import Path
 
-from pipeline.config import REPO_ROOT, Config, load_config, set_offline_environment
+from pipeline.evaluation.harness import build_engine, print_error
+from pipeline.ground.config import REPO_ROOT, load_config
 
 GOLDEN_DIR = REPO_ROOT / "data" / "golden"
 ANSWERABLE = ("answerable", "multi_section")
 UNANSWERABLE = ("unanswerable", "out_of_domain")
-
-
-def _err(message: str) -> None:
-    print(message, file=sys.stderr)
-
-
-def build_engine(docs: Path, home: Path, config: Config | None = None, embed_model=None):
-    from pipeline.engine import AnswerEngine
-
-    config = (config or load_config()).with_home(home)
-    config = replace(config, docs_dir=docs)
-    engine = AnswerEngine(config, embed_model=embed_model)
-    report = engine.ingest(docs)
-    for error in report.errors:
-        _err(f"warning: {error}")
-    return engine, report
-
-
-def read_questions(path: Path) -> list[tuple[int, dict | None]]:
-    """(line number, item) for each non-blank line; item None where the line is unusable."""
-    items: list[tuple[int, dict | None]] = []
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        for number, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                item = json.loads(line)
-            except json.JSONDecodeError as exc:
-                _err(f"{path}:{number}: not valid JSON ({exc.msg}); line skipped")
-                items.append((number, None))
-                continue
-            if not isinstance(item, dict) or "id" not in item:
-                _err(f'{path}:{number}: expected an object with "id" and "question"; line skipped')
-                items.append((number, None))
-                continue
-            items.append((number, item))
-    return items
-
-
-def run_contract(docs: Path, questions: Path, out: Path) -> int:
-    if not docs.is_dir():
-        _err(f"error: --docs {docs} is not a folder")
-        return 2
-    if not questions.is_file():
-        _err(f"error: --questions {questions} does not exist")
-        return 2
-    items = read_questions(questions)
-    with tempfile.TemporaryDirectory(prefix="warrant-eval-") as home:
-        engine, report = build_engine(docs.resolve(), Path(home))
-        if report.documents == 0:
-            _err(f"error: no readable .md or .txt documents under {docs}")
-            return 2
-        out.parent.mkdir(parents=True, exist_ok=True)
-        with open(out, "w", encoding="utf-8") as fh:
-            for number, item in items:
-                if item is None:
-                    continue
-                question = item.get("question")
-                started = time.perf_counter()
-                if not isinstance(question, str) or not question.strip():
-                    _err(
-                        f"{questions}:{number}: id {item['id']!r} has an empty or missing question; "
-                        "answered with an abstention"
-                    )
-                    record = {
-                        "id": str(item["id"]),
-                        "decision": "abstain",
-                        "answer": "The question was empty.",
-                        "citations": [],
-                        "support": 0.0,
-                        "tau": engine.tau,
-                        "latency_ms": 0.0,
-                    }
-                else:
-                    answer = engine.ask(question)
-                    record = {
-                        "id": str(item["id"]),
-                        "decision": answer.decision,
-                        "answer": answer.text,
-                        # One entry per cited sentence: a quote is the one sentence of the chunk an
-                        # answer sentence rests on, not the citation's sentences run together.
-                        "citations": [
-                            {"doc": c.source, "chunk_id": c.chunk_id, "quote": quote}
-                            for c in answer.citations
-                            for quote in c.sentence_quotes()
-                        ],
-                        "support": answer.support.sigma if answer.support else 0.0,
-                        "tau": engine.tau,
-                        "latency_ms": round((time.perf_counter() - started) * 1000, 2),
-                    }
-                fh.write(json.dumps(record, ensure_ascii=False) + "\n")
-    return 0
-
-
-# -- golden-set report ------------------------------------------------------------------------
 
 
 def load_golden(split: str) -> list[dict]:
@@ -136,7 +31,8 @@ def load_golden(split: str) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def _section_match(gold: str, cited: str) -> bool:
+def section_match(gold: str, cited: str) -> bool:
+    """A cited section number matches the gold one, or one contains the other ("4" and "4.2")."""
     return cited == gold or cited.startswith(gold + ".") or gold.startswith(cited + ".")
 
 
@@ -145,7 +41,7 @@ def cites_gold(citations, gold: list[dict], chunk_meta: dict[str, dict]) -> bool
         meta = chunk_meta.get(c.chunk_id, {})
         numbers = [n for n in str(meta.get("section_numbers", "")).split(",") if n]
         for g in gold:
-            if meta.get("doc_id") == g["doc_id"] and any(_section_match(str(g["section"]), n) for n in numbers):
+            if meta.get("doc_id") == g["doc_id"] and any(section_match(str(g["section"]), n) for n in numbers):
                 return True
     return False
 
@@ -159,7 +55,7 @@ def answer_sentences_text(answer) -> str:
 
 def unsupported_sentences(answer, chunk_text: dict[str, str]) -> tuple[int, int]:
     """(sentences, unsupported) of an answer, each checked against the chunk its marker cites."""
-    from pipeline.verify import check_sentence
+    from pipeline.answer.verify import check_sentence
 
     by_n = {c.n: c.chunk_id for c in answer.citations}
     total = bad = 0
@@ -207,7 +103,7 @@ def ask_all(engine, items: list[dict], gated: bool = True) -> list:
 
 def tune(engine, items: list[dict]) -> dict:
     """Grid search of λ and τ on the given items, from σ parts computed once per item."""
-    from pipeline.question import analyse_question
+    from pipeline.language.question import analyse_question
 
     parts = []
     for item in items:
@@ -258,7 +154,7 @@ def run_golden(split: str, do_tune: bool) -> int:
     try:
         items = load_golden(split)
     except FileNotFoundError as exc:
-        _err(f"error: {exc}")
+        print_error(f"error: {exc}")
         return 2
     with tempfile.TemporaryDirectory(prefix="warrant-golden-") as home:
         engine, _ = build_engine(load_config().docs_dir, Path(home))
@@ -286,88 +182,8 @@ def run_golden(split: str, do_tune: bool) -> int:
         print(f"{key:32} {fmt(system[key])} {fmt(baseline[key]):>9}")
     print(f"({elapsed:.1f}s for both runs)")
     if engine.generator is not None:  # WARRANT_LLM_* set: the system's answers were LLM-written
-        from pipeline.generate import generation_summary
+        from pipeline.answer.generate import generation_summary
 
         print("generative mode (" + engine.config.llm_model + "): " + json.dumps(generation_summary(answers)))
     print(json.dumps({"split": split, "system": system, "baseline": baseline}))
     return 0
-
-
-def run_outside(name: str, ablate: tuple[str, ...], do_ablation: bool, json_out: Path | None) -> int:
-    from pipeline import outside
-
-    unknown = [r for r in ablate if r not in outside.ALL_RULES]
-    if unknown:
-        _err(f"error: unknown rule(s) {unknown}; known: {', '.join(outside.ALL_RULES)}")
-        return 2
-    with tempfile.TemporaryDirectory(prefix="warrant-outside-") as tmp:
-        if name == "squad":
-            if not outside.SQUAD_FILE.is_file():
-                _err(f"error: {outside.SQUAD_FILE} not found")
-                return 2
-            docs = Path(tmp) / "docs"
-            items = outside.squad_corpus(docs, "heldout")
-        elif name == "policy-dev":
-            docs, items = outside.POLICY_DEV / "docs", outside.policy_dev_items()
-        else:
-            docs, items = load_config().docs_dir, outside.golden_items("dev")
-        engine, _ = build_engine(docs, Path(tmp) / "home")
-        table = outside.ablation(engine, items) if do_ablation else outside.compare(engine, items, ablate)
-    title = (
-        f"{name}: τ={engine.tau}, λ=({engine.postprocessor.lambda_sim}, {engine.postprocessor.lambda_coverage}, "
-        f"{engine.postprocessor.lambda_consistency}), rules in force: {sorted(engine.postprocessor.rules)}"
-        + (f", ablated: {list(ablate)}" if ablate else "")
-    )
-    outside.print_table(title, table)
-    if json_out:
-        json_out.write_text(json.dumps({"corpus": name, "ablate": list(ablate), "table": table}, indent=2))
-    return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m pipeline.eval", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--docs", type=Path, help="folder of .md/.txt documents to index")
-    parser.add_argument("--questions", type=Path, help='JSONL with {"id", "question"} per line')
-    parser.add_argument("--out", type=Path, help="where to write the answers (JSONL)")
-    parser.add_argument("--golden", choices=["dev", "test"], help="report on a golden split")
-    parser.add_argument("--tune", action="store_true", help="with --golden: grid-search λ and τ")
-    parser.add_argument(
-        "--calibrate",
-        action="store_true",
-        help="choose λ and τ on SQuAD calibration articles + golden dev so that answering an "
-        "unanswerable question stays ≤ α (90%% confidence); writes models/calibration.json",
-    )
-    parser.add_argument("--alpha", type=float, default=None, help="the risk for --calibrate (default WARRANT_ALPHA)")
-    parser.add_argument(
-        "--outside",
-        choices=["squad", "policy-dev", "golden-dev"],
-        help="system vs today's rules vs ungated on data the rules were not written from",
-    )
-    parser.add_argument(
-        "--ablate",
-        action="append",
-        default=[],
-        metavar="RULE",
-        help="with --outside: the system without this rule (pipeline.support.RULES)",
-    )
-    parser.add_argument("--ablation", action="store_true", help="with --outside: switch each rule in turn")
-    parser.add_argument("--json-out", type=Path, help="with --outside/--calibrate: also write the table as JSON")
-    args = parser.parse_args(argv)
-    set_offline_environment()
-    if args.calibrate:
-        from pipeline.calibrate_gate import run_calibration
-
-        return run_calibration(args.alpha, args.json_out)
-    if args.outside:
-        return run_outside(args.outside, tuple(args.ablate), args.ablation, args.json_out)
-    if args.golden:
-        return run_golden(args.golden, args.tune)
-    if not (args.docs and args.questions and args.out):
-        parser.error("give --docs, --questions and --out (or --golden dev|test)")
-    return run_contract(args.docs, args.questions, args.out)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,17 +1,16 @@
-"""Measuring the gate on data it was not written from, beside today's rules and no gate.
+"""Measuring the gate on data it was not written from: the items, the asking, the metrics.
 
 - SQuAD 2.0 (`../shared/data/squad2`, CC BY-SA 4.0): the articles of a fixed, seeded split
-  (pipeline.train_support.split_articles); `heldout` articles are touched by nothing else. Each
+  (pipeline.evaluation.squad.split_articles); `heldout` articles are touched by nothing else. Each
   article becomes one `.txt` document (paragraphs separated by blank lines), and a balanced sample
   of answerable and unanswerable questions is asked through the whole pipeline, retrieval included.
 - policy-dev (`../shared/data/policy-dev`): an outside organisation's handbook with questions in
   employees' words. For measuring only: nothing here is fitted to it.
 - golden dev: our own corpus (what the rules were written from).
 
-Every configuration runs on one index in the same process: `system` (learned coverage,
-calibrated τ and λ, the rules in force), `rules` (the word rules, τ and λ as tuned before) and
-`ungated` (same retrieval and synthesis, no gate). `max_cosine` is the AUROC a plain similarity
-cutoff would get.
+`metrics` scores one configuration's answers as policy-dev's scorer does, plus σ's AUROC and
+`max_cosine`'s (what a plain similarity cutoff would get); pipeline.evaluation.ablation puts the
+configurations side by side and pipeline.evaluation.calibrate_gate fits the gate on these items.
 """
 
 from __future__ import annotations
@@ -27,11 +26,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pipeline.calibration import auroc
-from pipeline.config import ALL_RULES, REPO_ROOT, RULES_IN_FORCE, RULES_LAMBDAS, RULES_TAU
+from pipeline.evaluation.golden import ANSWERABLE, UNANSWERABLE, load_golden
+from pipeline.evaluation.squad import SHARED_DATA, SQUAD_FILE, load_squad, split_articles
+from pipeline.gate.calibration import auroc
 
-SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
-SQUAD_FILE = SHARED_DATA / "squad2" / "dev-v2.0.json"
 POLICY_DEV = SHARED_DATA / "policy-dev"
 
 
@@ -63,8 +61,6 @@ def squad_corpus(
     folder: Path, part: str, per_side: int = 200, seed: int = 13, squad: Path = SQUAD_FILE
 ) -> list[OutsideItem]:
     """Write the `part` articles as documents into `folder`; a balanced, seeded question sample."""
-    from pipeline.train_support import load_squad, split_articles
-
     articles = load_squad(squad)
     titles = split_articles(list(articles), seed)[part]
     folder.mkdir(parents=True, exist_ok=True)
@@ -105,8 +101,6 @@ def policy_dev_items(folder: Path = POLICY_DEV) -> list[OutsideItem]:
 
 
 def golden_items(split: str = "dev") -> list[OutsideItem]:
-    from pipeline.eval import ANSWERABLE, UNANSWERABLE, load_golden
-
     return [
         OutsideItem(r["id"], r["question"], r["type"] in ANSWERABLE, tuple(r.get("key_facts", [])))
         for r in load_golden(split)
@@ -198,44 +192,6 @@ def metrics(items: list[OutsideItem], out: Outcome, sigma: list[float] | None = 
 
 def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 4)
-
-
-def rules_settings() -> dict:
-    """Today's word-rule gate, as tuned before the model (config RULES_TAU / RULES_LAMBDAS)."""
-    return {
-        "coverage_source": "rules",
-        "tau": RULES_TAU,
-        "lambda_sim": RULES_LAMBDAS[0],
-        "lambda_coverage": RULES_LAMBDAS[1],
-        "lambda_consistency": RULES_LAMBDAS[2],
-        "rules": frozenset(RULES_IN_FORCE),
-    }
-
-
-def compare(engine, items: list[OutsideItem], ablate: tuple[str, ...] = ()) -> dict:
-    """system / rules / ungated on the same index, in the same run."""
-    table = {}
-    system_rules = frozenset(engine.postprocessor.rules) - set(ablate)
-    with gate_settings(engine, rules=system_rules):
-        table["system"] = metrics(items, ask_items(engine, items))
-    if engine.postprocessor.coverage_source == "model":
-        with gate_settings(engine, **rules_settings()):
-            table["rules"] = metrics(items, ask_items(engine, items))
-    table["ungated"] = metrics(items, ask_items(engine, items, gated=False))
-    return table
-
-
-def ablation(engine, items: list[OutsideItem]) -> dict:
-    """The system with each rule switched (off where in force, on where not): its effect."""
-    base = metrics(items, ask_items(engine, items))
-    table = {"system": base}
-    in_force = frozenset(engine.postprocessor.rules)
-    for rule in ALL_RULES:
-        switched = in_force - {rule} if rule in in_force else in_force | {rule}
-        label = f"-{rule}" if rule in in_force else f"+{rule}"
-        with gate_settings(engine, rules=switched):
-            table[label] = metrics(items, ask_items(engine, items))
-    return table
 
 
 def print_table(title: str, table: dict) -> None:

@@ -1,7 +1,7 @@
-"""Train the answerability model (pipeline.answerability) on SQuAD 2.0, split by article.
+"""Train the answerability model (pipeline.gate.answerability) on SQuAD 2.0, split by article.
 
-    python -m pipeline.train_support                       # full training (CPU: ~30 min)
-    python -m pipeline.train_support --smoke --out /tmp/a.pt   # a few examples, seconds (CI)
+    python -m pipeline.evaluation.train_support                       # full training (CPU: ~30 min)
+    python -m pipeline.evaluation.train_support --smoke --out /tmp/a.pt   # a few examples, seconds (CI)
 
 Data: `../shared/data/squad2/dev-v2.0.json` (CC BY-SA 4.0), 16 Wikipedia articles. The articles
 are shuffled with the seed and split: `train` (fit the weights), `calibration` (choose the epoch,
@@ -32,12 +32,11 @@ from pathlib import Path
 
 import numpy as np
 
-from pipeline.answerability import DEFAULT_MODEL_FILE, MAX_TOKENS, mean_pool, sentence_window
-from pipeline.config import REPO_ROOT, set_offline_environment
-from pipeline.text import split_sentences
-
-DEFAULT_SQUAD = REPO_ROOT.parent / "shared" / "data" / "squad2" / "dev-v2.0.json"
-SPLIT_SIZES = {"heldout": 4, "calibration": 2}  # the rest is train
+from pipeline.evaluation.golden import section_match
+from pipeline.evaluation.squad import SQUAD_FILE, load_squad, split_articles
+from pipeline.gate.answerability import DEFAULT_MODEL_FILE, MAX_TOKENS, mean_pool, sentence_window
+from pipeline.ground.config import REPO_ROOT, set_offline_environment
+from pipeline.language.text import split_sentences
 
 
 @dataclass(frozen=True)
@@ -47,22 +46,6 @@ class Pair:
     label: int
     article: str
     kind: str  # "own" | "other" | "golden"
-
-
-def split_articles(titles: list[str], seed: int) -> dict[str, list[str]]:
-    """Fixed, seeded split of article titles: heldout, calibration, train."""
-    order = sorted(titles)
-    random.Random(seed).shuffle(order)
-    heldout = order[: SPLIT_SIZES["heldout"]]
-    calibration = order[SPLIT_SIZES["heldout"] : SPLIT_SIZES["heldout"] + SPLIT_SIZES["calibration"]]
-    train = order[SPLIT_SIZES["heldout"] + SPLIT_SIZES["calibration"] :]
-    return {"train": train, "calibration": calibration, "heldout": heldout}
-
-
-def load_squad(path: Path) -> dict[str, list[dict]]:
-    """article title → paragraphs [{context, qas: [{question, is_impossible}]}]."""
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
-    return {a["title"]: a["paragraphs"] for a in data["data"]}
 
 
 def _sentence_at(sentences: list[str], context: str, offset: int) -> int:
@@ -127,9 +110,8 @@ def squad_pairs(
 def golden_pairs(encode) -> list[Pair]:
     """Our own corpus's dev split: a question with the best window of its gold section (1) and of the
     best other section (0)."""
-    from pipeline.chunking import chunk_document
-    from pipeline.documents import find_documents, read_document
-    from pipeline.eval import _section_match
+    from pipeline.ingest.chunking import chunk_document
+    from pipeline.ingest.documents import find_documents, read_document
 
     docs_dir = REPO_ROOT / "data" / "policies"
     chunks = [c for path in find_documents(docs_dir) for c in chunk_document(read_document(path, docs_dir))]
@@ -149,7 +131,7 @@ def golden_pairs(encode) -> list[Pair]:
         is_gold = [
             any(
                 c.doc_id == g["doc_id"]
-                and any(_section_match(str(g["section"]), n) for n in c.section_numbers.split(",") if n)
+                and any(section_match(str(g["section"]), n) for n in c.section_numbers.split(",") if n)
                 for g in r.get("gold") or []
             )
             for c in chunks
@@ -177,12 +159,12 @@ class _Trainer:
         import torch
         from transformers import AutoModel, AutoTokenizer
 
-        from pipeline.answerability import _base_model_path
+        from pipeline.gate.answerability import base_model_path
 
         torch.manual_seed(seed)
         self.torch = torch
-        self.tokenizer = AutoTokenizer.from_pretrained(_base_model_path(), local_files_only=True)
-        self.base = AutoModel.from_pretrained(_base_model_path(), local_files_only=True).eval()
+        self.tokenizer = AutoTokenizer.from_pretrained(base_model_path(), local_files_only=True)
+        self.base = AutoModel.from_pretrained(base_model_path(), local_files_only=True).eval()
         layers = self.base.encoder.layer
         self.frozen_count = len(layers) - trained_layers
         self.trained_layers = trained_layers
@@ -321,11 +303,11 @@ class _Trainer:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m pipeline.train_support",
+        prog="python -m pipeline.evaluation.train_support",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--squad", type=Path, default=DEFAULT_SQUAD, help="SQuAD 2.0 JSON (dev-v2.0.json)")
+    parser.add_argument("--squad", type=Path, default=SQUAD_FILE, help="SQuAD 2.0 JSON (dev-v2.0.json)")
     parser.add_argument("--out", type=Path, default=DEFAULT_MODEL_FILE, help="where to write the weights")
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--layers", type=int, default=2, help="top transformer layers to train")
@@ -349,7 +331,7 @@ def main(argv: list[str] | None = None) -> int:
     split = split_articles(list(articles), args.seed)
     print("split:", json.dumps(split), flush=True)
 
-    from pipeline.embedding import load_sentence_model
+    from pipeline.ingest.embedding import load_sentence_model
 
     sentence_model = load_sentence_model()
 

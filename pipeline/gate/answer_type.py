@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import re
 
-from pipeline.question import Question, analyse_question
-from pipeline.text import (
+from pipeline.language.question import Question, analyse_question
+from pipeline.language.text import (
     STOPWORDS,
     canonical_terms,
     canonical_terms_with_surface,
@@ -33,7 +33,7 @@ from pipeline.text import (
     money_words,
     quantities,
 )
-from pipeline.word_rarity import specificity
+from pipeline.language.word_rarity import specificity
 
 # Heads that name an answer type rather than a thing ("what time", "how many times"): any
 # evidence can state them, so they are not checked.

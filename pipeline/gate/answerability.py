@@ -4,7 +4,7 @@ all-MiniLM-L6-v2 read as a cross-encoder: the question and the passage go throug
 together (`[CLS] question [SEP] passage [SEP]`), the token vectors are mean-pooled (the model was
 trained with mean pooling, so its pooler and [CLS] carry nothing useful: see GOTCHAS.md) and a
 linear head gives one logit. Only the top layers and the head are trained
-(`python -m pipeline.train_support`); the lower layers are the packaged MiniLM, so the file under
+(`python -m pipeline.evaluation.train_support`); the lower layers are the packaged MiniLM, so the file under
 `models/` holds just the trained layers (a few MB) and loads offline beside the installed model.
 
 Why a model and not word rules: "Can I bring my dog to the exam hall?" shares every word but one
@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from pipeline.config import REPO_ROOT, set_offline_environment
+from pipeline.ground.config import REPO_ROOT, set_offline_environment
 
 DEFAULT_MODEL_FILE = REPO_ROOT / "models" / "answerability.pt"
 MAX_TOKENS = 160
@@ -44,8 +44,8 @@ class ModelInfo:
     metrics: dict
 
 
-def _base_model_path() -> str:
-    from pipeline.embedding import model_path
+def base_model_path() -> str:
+    from pipeline.ingest.embedding import model_path
 
     return model_path()
 
@@ -98,8 +98,8 @@ class AnswerabilityModel:
         from transformers import AutoModel, AutoTokenizer
 
         state = torch.load(Path(path), map_location="cpu", weights_only=False)
-        encoder = AutoModel.from_pretrained(_base_model_path(), local_files_only=True)
-        tokenizer = AutoTokenizer.from_pretrained(_base_model_path(), local_files_only=True)
+        encoder = AutoModel.from_pretrained(base_model_path(), local_files_only=True)
+        tokenizer = AutoTokenizer.from_pretrained(base_model_path(), local_files_only=True)
         _missing, unexpected = encoder.load_state_dict(state["encoder"], strict=False)
         if unexpected:
             raise ValueError(f"{path}: weights that MiniLM does not have: {unexpected[:3]}")
@@ -221,7 +221,7 @@ class AnswerabilityCoverage:
 
     def candidate_windows(self, query_vec: Sequence[float], nodes: Sequence[Any]) -> list[tuple[str, str, float]]:
         """(chunk id, window text, sentence cosine) for the sentences closest to the question, best first."""
-        from pipeline.text import split_sentences
+        from pipeline.language.text import split_sentences
 
         if not nodes:
             return []

@@ -2,12 +2,12 @@
 
 σ = λ1·sim + λ2·coverage + λ3·consistency, where
 - sim is how closely the best single sentence of the closest chunks matches the question (cosine
-  of the question's embedding and the stored sentence embeddings, pipeline.sentence_vectors), or,
+  of the question's embedding and the stored sentence embeddings, pipeline.ingest.sentence_vectors), or,
   without sentence vectors, the best chunk's cosine. A whole chunk's vector blurs the one sentence
   that answers with its neighbours; measured on corpora the gate was not written from, the best
   sentence ranks answerable above unanswerable better than the best chunk (README: "Sentence
   similarity"),
-- coverage is the learned answerability (pipeline.answerability): the model's probability that
+- coverage is the learned answerability (pipeline.gate.answerability): the model's probability that
   the best sentence window of the retrieved chunks answers the question. The earlier word rules
   (idf-weighted share of the query's needs found in the evidence, with the answer-type forms) are
   kept as `coverage_source="rules"` for comparison and as named checks (`RULES`) that can be
@@ -26,14 +26,15 @@ from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import NodeWithScore, QueryBundle
 from pydantic import Field, PrivateAttr
 
-from pipeline import glossary
-from pipeline.answer_type import unmet_focus_in
-from pipeline.answerability import AnswerabilityCoverage
-from pipeline.question import Question, analyse_question
-from pipeline.records import SupportScore
-from pipeline.sentence_vectors import SentenceVectorStore, sentence_cosines
-from pipeline.term_stats import TermStats
-from pipeline.text import (
+from pipeline.gate.answer_type import unmet_focus_in
+from pipeline.gate.answerability import AnswerabilityCoverage
+from pipeline.ground.records import SupportScore
+from pipeline.ingest.index import chunk_words
+from pipeline.ingest.sentence_vectors import SentenceVectorStore, sentence_cosines
+from pipeline.ingest.term_stats import TermStats
+from pipeline.language import glossary
+from pipeline.language.question import Question, analyse_question
+from pipeline.language.text import (
     canonical_terms,
     has_negation,
     is_currency,
@@ -43,7 +44,7 @@ from pipeline.text import (
     quantities,
     split_sentences,
 )
-from pipeline.word_rarity import specificity
+from pipeline.language.word_rarity import specificity
 
 # The hand rules, by name: what each catches. `SupportPostprocessor.rules` lists those in force;
 # `python -m pipeline.eval --ablate NAME` measures the system without one (README: ablation table).
@@ -70,13 +71,6 @@ class GateResult:
     support: SupportScore
     evidence: list[NodeWithScore]
     reason: str
-
-
-def chunk_words(node: NodeWithScore) -> str:
-    """A chunk's words as the gate reads them (and hybrid retrieval's BM25): its title and
-    section lead its text."""
-    meta = node.node.metadata
-    return f"{meta.get('title', '')}. {meta.get('section', '')}. {node.node.get_content()}"
 
 
 def _evidence_window(nodes: list[NodeWithScore], margin: float, limit: int) -> list[NodeWithScore]:
@@ -229,7 +223,7 @@ def _apart(question: Question, found_weights: dict[str, float], terms_by_text: l
     "Is the make-up test fee refunded if I don't turn up?" finds "make-up" in the make-up test
     section and "refund" in the examination-fee section: every word is covered, but nothing says
     whether the make-up fee is refunded. One question's main needs are stated together; a
-    question with two parts (pipeline.question_parts) may draw each from its own section.
+    question with two parts (pipeline.language.question_parts) may draw each from its own section.
     """
     if len(found_weights) < 2 or len(terms_by_text) < 2 or question.parts:
         return None
@@ -248,7 +242,7 @@ class SupportPostprocessor(BaseNodePostprocessor):
     the structured decision; `_postprocess_nodes` returns the evidence (empty when σ < τ).
     With `coverage_source="model"` (the default when a trained model is given), coverage is the
     answerability model's probability and the chunk holding its best window joins the evidence.
-    The question comes as its text or as its record (pipeline.question): text is analysed once, on
+    The question comes as its text or as its record (pipeline.language.question): text is analysed once, on
     the way in, and every rule below reads the record.
     """
 

@@ -13,12 +13,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urlsplit
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]  # pipeline/ground/config.py -> the checkout
 
 # The word-rule gate: the default (WARRANT_COVERAGE=rules). `apart` and `missing_key` left the rules
 # in force when, switched off one at a time (`--outside squad|policy-dev --ablation`), each made σ
 # rank worse on held-out SQuAD articles and `apart` also on policy-dev (README, "Which rules stay").
-# sim is the best sentence's cosine (pipeline.support); λ's split between sim and coverage is the
+# sim is the best sentence's cosine (pipeline.gate.support); λ's split between sim and coverage is the
 # one whose σ ranks best (AUROC) over the tuning data, golden dev plus SQuAD's train and calibration
 # articles (coverage's share 0.2; consistency keeps 0.05), and τ the `--tune` choice on golden dev
 # with that λ (README, "Sentence similarity").
@@ -29,7 +29,7 @@ RULES_IN_FORCE = ("answer_type", "clarify", "consistency")
 
 # The learned gate (WARRANT_COVERAGE=model, opt-in: measured below the targets it was built for,
 # README "Known limits"): the answerability model and its calibration, both written by commands
-# (`python -m pipeline.train_support`, `python -m pipeline.eval --calibrate`).
+# (`python -m pipeline.evaluation.train_support`, `python -m pipeline.eval --calibrate`).
 ANSWERABILITY_MODEL = REPO_ROOT / "models" / "answerability.pt"
 CALIBRATION_FILE = REPO_ROOT / "models" / "calibration.json"
 
@@ -126,7 +126,7 @@ class Config:
     home: Path
     docs_dir: Path = REPO_ROOT / "data" / "policies"
     top_k: int = 5
-    # Dense candidates re-ordered with BM25 before the top_k are kept (pipeline.hybrid); 0: dense only.
+    # Dense candidates re-ordered with BM25 before the top_k are kept (pipeline.retrieve.hybrid); 0: dense only.
     fusion_pool: int = 20
     tau: float = DEFAULT_TAU
     lambda_sim: float = DEFAULT_LAMBDAS[0]
@@ -136,7 +136,7 @@ class Config:
     coverage_source: str = DEFAULT_COVERAGE
     answerability_model: Path = ANSWERABILITY_MODEL
     alpha: float = DEFAULT_ALPHA  # the stated risk: answering an unanswerable question, at most α
-    rules: tuple = DEFAULT_RULES  # the hand rules in force (pipeline.support.RULES)
+    rules: tuple = DEFAULT_RULES  # the hand rules in force (pipeline.gate.support.RULES)
     coverage_combiner: dict = field(default_factory=lambda: dict(_CALIBRATED.get("combiner", {})))
     chunk_min_words: int = 40
     chunk_max_words: int = 320
@@ -152,7 +152,7 @@ class Config:
     oidc_client_id: str = ""
     oidc_client_secret: str = ""
     on_spaces: bool = False
-    # Optional generative answers (pipeline/llm.py): any OpenAI-compatible endpoint. Empty base URL
+    # Optional generative answers (pipeline/answer/llm.py): any OpenAI-compatible endpoint. Empty base URL
     # or model: extractive answers, no network. The four WARRANT_LLM_* names are a contract.
     llm_base_url: str = ""
     llm_model: str = ""

@@ -6,7 +6,7 @@
   outside the state directory) when the audit log must also resist someone who can write the
   state directory: with the fallback the key sits beside the log.
 
-The values come in through `Config` (pipeline/config.py reads the environment); this module only
+The values come in through `Config` (pipeline/ground/config.py reads the environment); this module only
 reads and creates the key file.
 """
 

@@ -8,7 +8,7 @@ import threading
 import time
 from pathlib import Path
 
-from pipeline.records import Answer
+from pipeline.ground.records import Answer
 
 _LOCK = threading.Lock()
 

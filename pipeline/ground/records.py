@@ -45,7 +45,7 @@ class Citation:
     source: str = ""
     version: str = ""
     # The chunk's sentences this citation's answer sentences rest on, one by one; `quote` joins them
-    # for display. The evaluation contract lists each as its own quote (pipeline.eval).
+    # for display. The evaluation contract lists each as its own quote (pipeline.evaluation.contract).
     quotes: tuple[str, ...] = ()
 
     def sentence_quotes(self) -> tuple[str, ...]:
@@ -64,7 +64,7 @@ class SupportScore:
     tau: float
     missing_terms: tuple[str, ...] = ()
     # The best chunk's cosine: what a plain similarity cutoff reads (the baseline σ is measured
-    # against); sim itself is the best sentence's (pipeline.support).
+    # against); sim itself is the best sentence's (pipeline.gate.support).
     best_chunk: float = 0.0
 
     @property
@@ -95,7 +95,7 @@ class Answer:
     rewritten_query: str = ""
     nearest_sections: list[dict] = field(default_factory=list)
     clarify_options: list[dict] = field(default_factory=list)
-    # Set only when an LLM wrote (or tried to write) the answer (pipeline/generate.py): mode
+    # Set only when an LLM wrote (or tried to write) the answer (pipeline/answer/generate.py): mode
     # "generated" or "extractive" (fallback), notice, error kind, removed sentences with reasons.
     generation: dict | None = None
 

@@ -20,9 +20,9 @@ import hashlib
 import re
 from dataclasses import dataclass
 
-from pipeline.documents import Document
-from pipeline.records import Chunk
-from pipeline.text import LIST_MARKER, slugify, split_sentences
+from pipeline.ground.records import Chunk
+from pipeline.ingest.documents import Document
+from pipeline.language.text import LIST_MARKER, slugify, split_sentences
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _SECTION_NUMBER = re.compile(r"^(?:section\s+)?(\d+(?:\.\d+)*)[.)]?\s", re.IGNORECASE)

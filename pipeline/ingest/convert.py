@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import PurePosixPath
 
-from pipeline.documents import DocumentError, parse_front_matter
-from pipeline.text import normalise_text
+from pipeline.ingest.documents import DocumentError, parse_front_matter
+from pipeline.language.text import normalise_text
 
 MAX_UPLOAD_BYTES = 10 * 1024 * 1024
 SUFFIXES = {
@@ -294,7 +294,7 @@ def _check_docx_archive(data: bytes, name: str) -> None:
 
 def _markdown_table(rows: list[list[str]], header: bool) -> list[str]:
     """A table's rows as a Markdown table when its first row is a header (the chunker writes each
-    row out after the headers: pipeline.chunking); else, and for a one-column (layout) table, one
+    row out after the headers: pipeline.ingest.chunking); else, and for a one-column (layout) table, one
     line a row: a first data row read as headers would label every row with its values."""
     rows = [[" ".join(cell.replace("|", "/").split()) for cell in row] for row in rows]
     rows = [row for row in rows if any(row)]

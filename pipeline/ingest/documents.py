@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline.text import normalise_text, slugify
+from pipeline.language.text import normalise_text, slugify
 
 SUPPORTED_SUFFIXES = (".md", ".markdown", ".txt")
 MAX_DOCUMENT_BYTES = 5 * 1024 * 1024

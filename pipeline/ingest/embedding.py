@@ -9,7 +9,7 @@ from typing import Any
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from pydantic import PrivateAttr
 
-from pipeline.config import set_offline_environment
+from pipeline.ground.config import set_offline_environment
 
 _MODEL_LOCK = threading.Lock()
 _MODEL_CACHE: dict[str, Any] = {}

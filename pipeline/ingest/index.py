@@ -26,10 +26,10 @@ from llama_index.core.vector_stores import MetadataFilter, MetadataFilters
 from llama_index.core.vector_stores.utils import metadata_dict_to_node
 from llama_index.vector_stores.chroma import ChromaVectorStore
 
-from pipeline.chunking import ChunkIssue, audit_chunks, chunk_document
-from pipeline.documents import DocumentError, find_documents, read_document
-from pipeline.records import Chunk
-from pipeline.sentence_vectors import Row, SentenceVectorStore
+from pipeline.ground.records import Chunk
+from pipeline.ingest.chunking import ChunkIssue, audit_chunks, chunk_document
+from pipeline.ingest.documents import DocumentError, find_documents, read_document
+from pipeline.ingest.sentence_vectors import Row, SentenceVectorStore
 
 log = logging.getLogger(__name__)
 
@@ -131,13 +131,20 @@ def chunk_to_node(chunk: Chunk, status: str = ACTIVE, origin: str = "ingest", **
     return node
 
 
+def chunk_words(node: NodeWithScore) -> str:
+    """A chunk's words as the gate (pipeline.gate.support) and hybrid retrieval's BM25 read them:
+    its title and section (the metadata chunk_to_node writes) lead its text."""
+    meta = node.node.metadata
+    return f"{meta.get('title', '')}. {meta.get('section', '')}. {node.node.get_content()}"
+
+
 class ChunkIndex:
     """Owns the Chroma collection; the only code that writes to it."""
 
     def __init__(
         self, chroma_dir: Path, embed_model, client: ClientAPI | None = None, collection: str = COLLECTION
     ) -> None:
-        """`client`: a Chroma client from `pipeline.chroma_client.open_chroma` (a server, or the
+        """`client`: a Chroma client from `pipeline.retrieve.chroma_client.open_chroma` (a server, or the
         embedded store); without one, the embedded store in `chroma_dir`. The sentence vectors are
         kept in `chroma_dir` either way."""
         chroma_dir = Path(chroma_dir)

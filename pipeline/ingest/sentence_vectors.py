@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pipeline.text import split_sentences
+from pipeline.language.text import split_sentences
 
 FILENAME = "warrant_sentence_vectors.sqlite"
 EmbedBatch = Callable[[list[str]], list[list[float]]]

@@ -18,17 +18,17 @@ from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
-from pipeline import glossary
-from pipeline import text as _text
-from pipeline.text import canonical_terms
+from pipeline.language import glossary, stemming
+from pipeline.language import text as _text
+from pipeline.language.text import canonical_terms
 
 FORMAT = 1
 
 
 def analyzer_version() -> str:
-    """A digest of the tokenizer's source and the glossary in use: counts made by another version
-    of either are not reused."""
-    source = inspect.getsource(_text) + glossary.active().fingerprint()
+    """A digest of the tokenizer's and the stemmer's source and the glossary in use: counts made by
+    another version of any of them are not reused."""
+    source = inspect.getsource(_text) + inspect.getsource(stemming) + glossary.active().fingerprint()
     return hashlib.sha256(source.encode("utf-8")).hexdigest()[:16]
 
 

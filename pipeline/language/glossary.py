@@ -8,9 +8,10 @@ a user should ask about their own case, and which bodies and web sites make a do
 A folder without a glossary gets none of these, never another organisation's: neutral wording
 ("the policies") and only the generic English marks of an official document (governance.trust).
 
-`Glossary.load(docs_dir)` reads it; `use(glossary)` makes it the one the text functions
-(pipeline.text) read for this process — the engine does so for its configured documents.
-Words are kept as written; pipeline.text stems them when it builds its tables.
+`Glossary.load(docs_dir)` reads it (and refuses synonyms that stem alike under different words);
+`use(glossary)` makes it the one the text functions (pipeline.language.text) read for this
+process — the engine does so for its configured documents. Words are kept as written;
+pipeline.language.text stems them when it builds its tables.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
+from pipeline.language.stemming import stem
 
 FILE_NAME = "glossary.yaml"
 _KEYS = (
@@ -108,9 +111,7 @@ class Glossary:
         except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
             raise GlossaryError(f"{path}: cannot be read as YAML: {exc}") from exc
         glossary = cls.from_mapping(data or {}, source=path)
-        from pipeline.text import check_glossary  # pipeline.text reads this module: import late
-
-        check_glossary(glossary)
+        glossary.synonym_stems()  # raises GlossaryError when two canonical words' variants stem alike
         return glossary
 
     @classmethod
@@ -184,6 +185,25 @@ class Glossary:
     def names(self, kind: str) -> Mapping[str, tuple[str, ...]]:
         """name → aliases of one kind of named group ({} when the glossary has none)."""
         return self.named_groups.get(kind, {})
+
+    def synonym_stems(self) -> dict[str, str]:
+        """Stem of each variant → stem of its canonical word (variants that stem like their canonical
+        word left out). Raises GlossaryError when a variant stems like one listed under another word."""
+        table: dict[str, str] = {}
+        owner: dict[str, str] = {}
+        for canonical, variants in self.synonyms.items():
+            target = stem(canonical)
+            for variant in variants:
+                key = stem(variant)
+                if key == target:
+                    continue
+                if table.setdefault(key, target) != target:
+                    raise GlossaryError(
+                        f"{self.source or 'glossary'}: synonyms: {variant!r} (under {canonical!r}) and "
+                        f"{owner[key]!r} stem alike ({key!r}) but are listed under different words"
+                    )
+                owner.setdefault(key, variant)
+        return table
 
     def fingerprint(self) -> str:
         """A stable text of the contents, for caches that must not outlive a change of glossary."""

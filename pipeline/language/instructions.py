@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from pipeline import glossary as _glossary
-from pipeline.text import split_sentences
+from pipeline.language import glossary as _glossary
+from pipeline.language.text import split_sentences
 
 _INSTRUCTION = re.compile(
     r"^\s*(?:please\s+)?(?:ignore|disregard|forget|override|pretend|act as|roleplay)\b"

@@ -3,7 +3,7 @@
 A question's text used to be tokenised, split into sentences and searched for quantities again by
 each step it passed through (the gate, coverage, the answer-type rules, the two-part split, the
 synthesiser). `analyse_question` does that work once and the steps read the record. The language
-work itself stays in `pipeline.text`; this module only decides what a question needs of it.
+work itself stays in `pipeline.language.text`; this module only decides what a question needs of it.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 
-from pipeline.question_parts import QuestionPart, parts_of_sentences
-from pipeline.text import canonical_terms_with_surface, quantities, split_sentences, tokens
+from pipeline.language.question_parts import QuestionPart, parts_of_sentences
+from pipeline.language.text import canonical_terms_with_surface, quantities, split_sentences, tokens
 
 # A sentence that asks a yes/no question opens with an auxiliary ("Can the viva be held online?").
 _POLAR = re.compile(r"^(?:is|are|am|can|could|will|would|does|do|did|may|might|should|must|shall)\b", re.I)
@@ -42,7 +42,7 @@ class Question:
 
     @cached_property
     def parts(self) -> tuple[QuestionPart, ...]:
-        """The two-part split (pipeline.question_parts), from the sentences already split: it reads
+        """The two-part split (pipeline.language.question_parts), from the sentences already split: it reads
         the text without its surrounding whitespace, and the engine's text has none."""
         stripped = self.text.strip()
         sentences = self.sentences if stripped == self.text else tuple(split_sentences(stripped))

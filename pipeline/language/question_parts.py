@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pipeline.text import canonical_terms, first_named, split_sentences
+from pipeline.language.text import canonical_terms, first_named, split_sentences
 
 # "…, and how many…", "… and when is…", "…, and if not, how long…": a conjunction that starts a
 # new question, not one that joins two nouns ("add and drop", "photocopy and a transcript").
@@ -50,7 +50,7 @@ def question_parts(question: str) -> list[QuestionPart]:
 
 
 def parts_of_sentences(sentences: list[str]) -> list[QuestionPart]:
-    """`question_parts` of a question already split into its sentences (pipeline.question)."""
+    """`question_parts` of a question already split into its sentences (pipeline.language.question)."""
     asking = [s for s in sentences if s.rstrip().endswith("?")] or sentences[-1:]
     context = " ".join(s for s in sentences if s not in asking)
     clauses = [c.strip(" ,;") for s in asking for c in _JOIN.split(s)]

@@ -6,7 +6,7 @@ English stemmer, and number/quantity extraction that keeps the unit ("$500", "7 
 
 Everything that belongs to one organisation's corpus — its synonyms, its too-common words, the
 names of its programmes and roles, how it writes money — comes from the active glossary
-(pipeline.glossary); the tables built from it here are rebuilt when another glossary comes
+(pipeline.language.glossary); the tables built from it here are rebuilt when another glossary comes
 into use.
 """
 
@@ -17,9 +17,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-import snowballstemmer
-
-from pipeline import glossary as _glossary
+from pipeline.language import glossary as _glossary
+from pipeline.language.stemming import stem
 
 _WORD = re.compile(r"[a-z0-9]+(?:[.\-][a-z0-9]+)*")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'])")
@@ -73,20 +72,6 @@ def normalise_text(text: str) -> str:
     text = re.sub(r"[ \t]+", " ", text)
     text = "".join(ch for ch in text if ch == "\n" or ch == "\t" or unicodedata.category(ch)[0] != "C")
     return re.sub(r"\n{3,}", "\n\n", text).strip()
-
-
-_STEMMER = snowballstemmer.stemmer("english")
-
-
-@functools.lru_cache(maxsize=65536)
-def stem(word: str) -> str:
-    """Snowball (Porter2) English stem of a lower-case word: fee/fees, register/registered.
-
-    Words of three letters or fewer and words with digits, dots or hyphens ("covid-19", "cut-off")
-    are kept as they are: they are codes or compounds, not inflected English."""
-    if len(word) <= 3 or not word.isalpha():
-        return word
-    return _STEMMER.stemWord(word)
 
 
 # English contractions: "n't" is a negation ("hasn't" -> "has not"); the other clitics ("I've",
@@ -169,7 +154,7 @@ def _name_alias_pattern(name: str, alias: str) -> str:
     """An alias of a named group as a regex, in any case, except the name itself where it is an
     acronym that is also an everyday English word ("IT", "ME", "US" beside "it", "me", "us"): that
     one matches only as written. Everyday means Zipf ≥ 5 in wordfreq's English list."""
-    from pipeline.word_rarity import zipf
+    from pipeline.language.word_rarity import zipf
 
     if alias == name.lower() and name.isupper() and name.isalpha() and zipf(alias) >= 5.0:
         return f"(?-i:{_alias_pattern(name)})"
@@ -194,31 +179,13 @@ class _Lexicon:
     unit_kinds: dict[str, frozenset[str]]  # "count"/"time" → the glossary's units, as quantities() files them
 
 
-def _synonym_table(glossary: _glossary.Glossary) -> dict[str, str]:
-    table: dict[str, str] = {}
-    owner: dict[str, str] = {}
-    for canonical, variants in glossary.synonyms.items():
-        target = stem(canonical)
-        for variant in variants:
-            key = stem(variant)
-            if key == target:
-                continue
-            if table.setdefault(key, target) != target:
-                raise _glossary.GlossaryError(
-                    f"{glossary.source or 'glossary'}: synonyms: {variant!r} (under {canonical!r}) and "
-                    f"{owner[key]!r} stem alike ({key!r}) but are listed under different words"
-                )
-            owner.setdefault(key, variant)
-    return table
-
-
 def _plain_terms(text: str) -> list[str]:
     """content_terms without the glossary's office names: what the lexicon itself is built from."""
     return [stem(tok) for tok in _content_words(_SECTION_POINTER.sub(" ", text))]
 
 
 def _build_lexicon(glossary: _glossary.Glossary) -> _Lexicon:
-    synonyms = _synonym_table(glossary)
+    synonyms = glossary.synonym_stems()
 
     def canonical(word: str) -> set[str]:
         return {synonyms.get(t, t) for t in _plain_terms(word)}
@@ -267,12 +234,6 @@ def _build_lexicon(glossary: _glossary.Glossary) -> _Lexicon:
         if glossary.offices
         else None,
     )
-
-
-def check_glossary(glossary: _glossary.Glossary) -> None:
-    """Raise GlossaryError when the glossary's words cannot be stemmed into one table (two
-    canonical words whose variants stem alike)."""
-    _build_lexicon(glossary)
 
 
 @functools.lru_cache(maxsize=1)

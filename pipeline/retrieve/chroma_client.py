@@ -18,7 +18,7 @@ from chromadb.api import ClientAPI
 from chromadb.config import Settings as ChromaSettings
 from filelock import BaseFileLock, FileLock, Timeout
 
-from pipeline.config import Config
+from pipeline.ground.config import Config
 
 
 class ChromaUnavailable(RuntimeError):

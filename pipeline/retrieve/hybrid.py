@@ -10,8 +10,8 @@ judged.
 Only the dense `pool` candidates are re-ordered: no second index of the corpus is kept. That is also
 why this is not a BM25 library (rank_bm25, bm25s): those index the corpus themselves, a second copy
 to keep in step with ingest, deprecation and other processes. The corpus's document frequencies
-already live in `TermStats` (pipeline.term_stats), which the engine keeps current, and its terms are
-the library stemmer's (pipeline.text); what is left is the Okapi formula below.
+already live in `TermStats` (pipeline.ingest.term_stats), which the engine keeps current, and its terms are
+the library stemmer's (pipeline.language.text); what is left is the Okapi formula below.
 
 Measured, not fitted: the constants are the published defaults (k1 1.2, b 0.75; RRF k 60 from
 Cormack, Clarke and Büttcher, SIGIR 2009) and the two rankings weigh the same. README, "Hybrid
@@ -26,10 +26,10 @@ from collections.abc import Mapping, Sequence
 
 from llama_index.core.schema import NodeWithScore
 
-from pipeline import glossary
-from pipeline.support import chunk_words
-from pipeline.term_stats import TermStats
-from pipeline.text import canonical_terms
+from pipeline.ingest.index import chunk_words
+from pipeline.ingest.term_stats import TermStats
+from pipeline.language import glossary
+from pipeline.language.text import canonical_terms
 
 BM25_K1 = 1.2
 BM25_B = 0.75

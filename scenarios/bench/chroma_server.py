@@ -46,7 +46,7 @@ def _heartbeat(url: str) -> bool:
 @contextmanager
 def running_chroma_server(path: Path, log_path: Path | None = None, start_timeout_s: float = 60.0) -> Iterator[str]:
     """Yield the URL of a Chroma server persisting to `path`; it is stopped on the way out."""
-    from scenarios.bench_http import stop_process
+    from scenarios.bench.concurrency_http import stop_process
 
     path.mkdir(parents=True, exist_ok=True)
     port = free_port()

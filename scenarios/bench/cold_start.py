@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pipeline.config import REPO_ROOT
+from pipeline.ground.config import REPO_ROOT
 
 # Runs as `python -c`: imports nothing heavy, so its own peak (inherited by its child) stays small.
 _WRAPPER = """

@@ -27,8 +27,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from pipeline.config import REPO_ROOT
-from scenarios.bench_load import run_users
+from pipeline.ground.config import REPO_ROOT
+from scenarios.bench.simulated_users import run_users
 
 HOST = "127.0.0.1"  # loopback only: this benchmark never targets another address
 MAX_REQUESTS = 1000
@@ -247,7 +247,7 @@ def measure_concurrency_http(service, questions: list[str], users: int = 20,
     `service` (a `WarrantService`) has already ingested the corpus into its state directory, which
     the app then starts on; this process does not use it while the app runs.
     """
-    from scenarios.bench_stats import summarise
+    from scenarios.bench.stats import summarise
 
     home, docs_dir = service.config.home, service.config.docs_dir
     create_accounts(service.accounts, users)

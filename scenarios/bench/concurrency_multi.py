@@ -2,13 +2,13 @@
 
 The deployment shape "one server, several processes behind a reverse proxy" (README, Deployment):
 `chroma run` on loopback holds the index, `python app.py` runs `processes` times over one
-`WARRANT_HOME` with `WARRANT_CHROMA_URL` set, and the same simulated users as `bench_http` log in
+`WARRANT_HOME` with `WARRANT_CHROMA_URL` set, and the same simulated users as `concurrency_http` log in
 on the first process and alternate between the processes turn by turn with that one cookie (no
 sticky sessions). The index is copied from the single-process bench's state (vectors included,
 so nothing is embedded again). After the processes stop, every answered turn is looked up in its
-user's stored history, as in `bench_http`.
+user's stored history, as in `concurrency_http`.
 
-Bounded like `bench_http`: loopback only, `MAX_REQUESTS`, a deadline, every process stopped.
+Bounded like `concurrency_http`: loopback only, `MAX_REQUESTS`, a deadline, every process stopped.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from scenarios.bench_http import (
+from scenarios.bench.concurrency_http import (
     HOST,
     create_accounts,
     drive_users,
@@ -28,7 +28,7 @@ from scenarios.bench_http import (
     running_app,
     warm_up,
 )
-from scenarios.chroma_server import running_chroma_server
+from scenarios.bench.chroma_server import running_chroma_server
 
 
 def _log(message: str) -> None:
@@ -57,9 +57,9 @@ def measure_concurrency_multi(service, questions: list[str], users: int = 20, tu
     `service` is the single-process bench's `WarrantService`, whose index is copied to the server.
     """
     from governance.accounts import AccountStore
-    from pipeline.chroma_client import open_chroma
-    from pipeline.index import ChunkIndex
-    from scenarios.bench_stats import summarise
+    from pipeline.retrieve.chroma_client import open_chroma
+    from pipeline.ingest.index import ChunkIndex
+    from scenarios.bench.stats import summarise
 
     work = service.config.home.parent / f"multi-{processes}"
     home = work / "home"

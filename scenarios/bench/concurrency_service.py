@@ -1,13 +1,13 @@
 """Concurrency at the service layer: many users calling `WarrantService.chat` at once, no HTTP.
 
-The same code path the Gradio handlers call, so the difference to `scenarios.bench_http` is what
+The same code path the Gradio handlers call, so the difference to `scenarios.bench.concurrency_http` is what
 HTTP, Gradio's queue and its pre/post-processing add. A secondary figure of the benchmark.
 """
 
 from __future__ import annotations
 
-from scenarios.bench_load import run_users
-from scenarios.bench_stats import summarise
+from scenarios.bench.simulated_users import run_users
+from scenarios.bench.stats import summarise
 
 
 def bench_identities(users: int):

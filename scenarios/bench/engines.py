@@ -4,7 +4,7 @@ synthesiser (`no_text`), so both sides embed, retrieve and build a response but 
 
 from __future__ import annotations
 
-from pipeline.config import Config
+from pipeline.ground.config import Config
 
 
 def make_engine(config: Config, embed_model):
@@ -33,8 +33,8 @@ def make_reranker_baseline(engine):
     from llama_index.core.postprocessor import SentenceTransformerRerank
     from llama_index.core.query_engine import RetrieverQueryEngine
 
-    from pipeline.answerability import MAX_TOKENS
-    from pipeline.embedding import model_path
+    from pipeline.gate.answerability import MAX_TOKENS
+    from pipeline.ingest.embedding import model_path
 
     reranker = SentenceTransformerRerank(top_n=engine.top_k, model=model_path(), device="cpu")
     reranker._model.max_length = MAX_TOKENS

@@ -4,12 +4,12 @@ Three parts, each run where it belongs:
 
 - `prepare(folder)` (here, on the development machine): a copy of the installed all-MiniLM-L6-v2
   with its weights saved as fp16 safetensors (~45 MB, under the device's 64 MiB carry limit), the
-  real policy chunk texts, 10k synthetic chunk texts (`scenarios.synthetic`, seed 8) and the CPU's
+  real policy chunk texts, 10k synthetic chunk texts (`scenarios.bench.synthetic`, seed 8) and the CPU's
   own fp32 vectors of the policy chunks, as the reference for a cosine check.
-- `python3 scenarios/bench_gpu.py run FOLDER OUT.json` (on the GPU machine: torch and
+- `python3 scenarios/bench/gpu.py run FOLDER OUT.json` (on the GPU machine: torch and
   sentence-transformers only, none of this project's packages): chunks/s at several batch sizes,
   fp32 (the fp16 weights cast up) and fp16, and the minimum cosine to the CPU's vectors.
-- `merge_into_results(results)` / `python -m scenarios.bench_gpu merge` (here): the saved device
+- `merge_into_results(results)` / `python -m scenarios.bench.gpu merge` (here): the saved device
   result (`scenarios/reports/bench_gpu.json`) as the `gpu_embed` section of bench.json and bench.md.
 """
 
@@ -22,7 +22,7 @@ import sys
 import time
 from pathlib import Path
 
-REPORT = Path(__file__).resolve().parent / "reports" / "bench_gpu.json"
+REPORT = Path(__file__).resolve().parents[1] / "reports" / "bench_gpu.json"
 BATCH_SIZES = (32, 128, 512)
 SYNTHETIC_CHUNKS = 10_000
 
@@ -30,8 +30,8 @@ SYNTHETIC_CHUNKS = 10_000
 # -- here: the folder that travels to the device -----------------------------------------------
 def policy_chunk_texts(docs_dir: Path, min_words: int = 40, max_words: int = 320) -> list[str]:
     """The texts ingest embeds for `docs_dir` (every metadata key is excluded from embedding)."""
-    from pipeline.chunking import chunk_document
-    from pipeline.documents import find_documents, read_document
+    from pipeline.ingest.chunking import chunk_document
+    from pipeline.ingest.documents import find_documents, read_document
 
     folder = Path(docs_dir).resolve()
     return [chunk.text for path in find_documents(folder)
@@ -43,9 +43,9 @@ def prepare(folder: Path, synthetic: int = SYNTHETIC_CHUNKS) -> dict:
     import torch
     from safetensors.torch import load_file, save_file
 
-    from pipeline.config import load_config
-    from pipeline.embedding import load_sentence_model, model_path
-    from scenarios.synthetic import load_material, synthetic_chunks
+    from pipeline.ground.config import load_config
+    from pipeline.ingest.embedding import load_sentence_model, model_path
+    from scenarios.bench.synthetic import load_material, synthetic_chunks
 
     config = load_config()
     folder = Path(folder)
@@ -200,7 +200,7 @@ def merge_into_reports(out_dir: Path, path: Path | None = None) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    usage = ("usage: python -m scenarios.bench_gpu prepare FOLDER | run FOLDER OUT.json | "
+    usage = ("usage: python -m scenarios.bench.gpu prepare FOLDER | run FOLDER OUT.json | "
              "merge [REPORTS_DIR]")
     if args[:1] == ["prepare"] and len(args) == 2:
         print(prepare(Path(args[1])))

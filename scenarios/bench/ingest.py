@@ -1,6 +1,6 @@
 """Ingest speed beside its physical limit: the bare encoder on the same chunk texts, same run.
 
-`python -m scenarios.bench_ingest [--repeat N]` prints one JSON object (with N > 1: the median of
+`python -m scenarios.bench.ingest [--repeat N]` prints one JSON object (with N > 1: the median of
 each number over N rounds, and every round under "rounds"). Each round, on fresh state
 directories, in one process with the model already loaded and warm:
 
@@ -26,12 +26,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from pipeline.config import Config, load_config, set_offline_environment
+from pipeline.ground.config import Config, load_config, set_offline_environment
 
 
 def _bare_encoder(texts: list[str], embed_model) -> tuple[float, float]:
     """(wall seconds, process CPU seconds) of one `encode` call over all the texts."""
-    from pipeline.embedding import load_sentence_model
+    from pipeline.ingest.embedding import load_sentence_model
 
     model = load_sentence_model(getattr(embed_model, "device", "cpu"))
     started, cpu = time.perf_counter(), time.process_time()
@@ -42,7 +42,7 @@ def _bare_encoder(texts: list[str], embed_model) -> tuple[float, float]:
 
 def encoder_rate(engine, embed_model) -> dict:
     """The bare encoder on exactly the texts `engine` embedded for its active chunks, same batch size."""
-    from pipeline.index import embed_text
+    from pipeline.ingest.index import embed_text
 
     texts = [embed_text(n) for n in engine.index.get_nodes(where={"status": "active"})]
     seconds, cpu = _bare_encoder(texts, embed_model)
@@ -52,8 +52,8 @@ def encoder_rate(engine, embed_model) -> dict:
 
 def floor_rate(engine, embed_model) -> dict:
     """The model alone on the chunk texts and their distinct sentences, batched as ingest does."""
-    from pipeline.index import embed_text
-    from pipeline.text import split_sentences
+    from pipeline.ingest.index import embed_text
+    from pipeline.language.text import split_sentences
 
     nodes = engine.index.get_nodes(where={"status": "active"})
     chunks = list(dict.fromkeys(embed_text(n) for n in nodes))
@@ -79,7 +79,7 @@ def upload_rate(config: Config, embed_model) -> dict:
     from governance.audit import AuditLog
     from governance.identity import Identity
     from governance.library import DocumentLibrary
-    from pipeline.documents import find_documents
+    from pipeline.ingest.documents import find_documents
     from pipeline.engine import AnswerEngine
 
     engine = AnswerEngine(config, embed_model=embed_model)
@@ -130,12 +130,12 @@ def medians(rounds: list[dict]) -> dict:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m scenarios.bench_ingest", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m scenarios.bench.ingest", description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=1, help="rounds, each on fresh state directories; "
                         "with more than one, the median of each number is printed (default: 1)")
     args = parser.parse_args(argv)
     set_offline_environment()
-    from pipeline.embedding import MiniLMEmbedding
+    from pipeline.ingest.embedding import MiniLMEmbedding
 
     config, embed_model = load_config(), MiniLMEmbedding()
     rounds = []

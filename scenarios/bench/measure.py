@@ -5,11 +5,12 @@ given as a ratio to LlamaIndex's standard `RetrieverQueryEngine` over the same C
 same embedding model, measured in the same run with an LLM-free synthesiser (`no_text`), so both
 sides embed, retrieve and build a response object but neither calls an LLM.
 
-Results go to `scenarios/reports/bench.json` (keys documented in README) and `bench.md`. The parts
-live in small modules: `bench_engines` (the two engines), `bench_cold` (cold start), `bench_scale`
-(synthetic sizes), `bench_http` (the running app under concurrent users), `bench_service` (the same
-at the service layer), `bench_gpu` (a lent GPU's embedding throughput, merged from a saved result),
-`bench_report` (headline keys, targets, bench.md) and `bench_stats` (percentiles, memory, disk).
+Results go to `scenarios/reports/bench.json` (keys in docs/benchmarks.md) and `bench.md`. The parts
+live in small modules beside this one: `engines` (the two engines), `cold_start`, `ingest`, `scale`
+(synthetic sizes), `concurrency_http` (the running app under concurrent users), `concurrency_multi`
+(several app processes and a Chroma server), `concurrency_service` (the same at the service layer),
+`gpu` (a lent GPU's embedding throughput, merged from a saved result), `report` (headline keys,
+targets, bench.md) and `stats` (percentiles, memory, disk).
 """
 
 from __future__ import annotations
@@ -24,19 +25,19 @@ import tempfile
 import time
 from pathlib import Path
 
-from pipeline.config import REPO_ROOT, Config, load_config, set_offline_environment
-from scenarios import bench_gpu
-from scenarios.bench_cold import measure_cold_start
-from scenarios.bench_engines import make_baseline, make_engine, make_reranker_baseline
-from scenarios.bench_ingest import encoder_rate, upload_rate
-from scenarios.bench_http import measure_concurrency_http
-from scenarios.bench_multi import measure_concurrency_multi
-from scenarios.bench_report import PERTURB_ABOVE, TIMING_KEYS, check_targets, headline, render_table, write_reports
-from scenarios.bench_scale import measure_scale
-from scenarios.bench_service import measure_concurrency_service
-from scenarios.bench_stats import disk_usage_mb, summarise
+from pipeline.ground.config import REPO_ROOT, Config, load_config, set_offline_environment
+from scenarios.bench import gpu as bench_gpu
+from scenarios.bench.cold_start import measure_cold_start
+from scenarios.bench.engines import make_baseline, make_engine, make_reranker_baseline
+from scenarios.bench.ingest import encoder_rate, upload_rate
+from scenarios.bench.concurrency_http import measure_concurrency_http
+from scenarios.bench.concurrency_multi import measure_concurrency_multi
+from scenarios.bench.report import PERTURB_ABOVE, TIMING_KEYS, check_targets, headline, render_table, write_reports
+from scenarios.bench.scale import measure_scale
+from scenarios.bench.concurrency_service import measure_concurrency_service
+from scenarios.bench.stats import disk_usage_mb, summarise
 
-REPORTS = Path(__file__).resolve().parent / "reports"
+REPORTS = Path(__file__).resolve().parents[1] / "reports"
 GOLDEN = REPO_ROOT / "data" / "golden"
 CONCURRENCY_MODES = ("both", "http", "service", "none")  # "both": HTTP headline + service-level secondary
 
@@ -130,7 +131,7 @@ def run_bench(sizes: list[int], repeat: int, users: int, turns: int, cold_runs: 
         raise ValueError(f"concurrency must be one of {CONCURRENCY_MODES}")
     set_offline_environment()
     if embed_model is None:
-        from pipeline.embedding import MiniLMEmbedding
+        from pipeline.ingest.embedding import MiniLMEmbedding
 
         embed_model = MiniLMEmbedding()
     questions = load_questions()
@@ -240,6 +241,3 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nwrote {out / 'bench.json'} and {out / 'bench.md'}")
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

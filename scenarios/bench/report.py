@@ -6,8 +6,8 @@ import json
 import math
 from pathlib import Path
 
-from scenarios import bench_gpu
-from scenarios.bench_stats import peak_rss_mb
+from scenarios.bench import gpu as bench_gpu
+from scenarios.bench.stats import peak_rss_mb
 
 TIMING_KEYS = ("embed", "retrieve", "support", "synthesise", "verify", "log", "total")
 PERTURB_ABOVE = 10_000

@@ -12,11 +12,11 @@ import time
 
 import numpy as np
 
-from pipeline.config import Config
-from scenarios.bench_cold import measure_cold_start
-from scenarios.bench_engines import make_baseline, make_engine
-from scenarios.bench_report import PERTURB_ABOVE
-from scenarios.bench_stats import disk_usage_mb, peak_rss_mb, summarise
+from pipeline.ground.config import Config
+from scenarios.bench.cold_start import measure_cold_start
+from scenarios.bench.engines import make_baseline, make_engine
+from scenarios.bench.report import PERTURB_ABOVE
+from scenarios.bench.stats import disk_usage_mb, peak_rss_mb, summarise
 
 
 def _log(message: str) -> None:
@@ -27,7 +27,7 @@ def _sentence_rows(chunk_id: str, text: str, sources: list[int], sentence_vector
                    ) -> tuple[str, int, int, bytes]:
     """A stored sentence-vector row for a synthetic chunk: one row per sentence of its text, the
     real vector of the source sentence at that position (the last one if the split differs)."""
-    from pipeline.text import split_sentences
+    from pipeline.language.text import split_sentences
 
     count = max(1, len(split_sentences(text)))
     rows = sentence_vectors[[sources[min(j, len(sources) - 1)] for j in range(count)]]
@@ -43,8 +43,8 @@ def add_synthetic(engine, material, count: int, start: int, seed: int = 8, batch
     `ask` reads to pick answer sentences) are the real vectors of the sentences it was built from;
     the seconds then cover indexing only.
     """
-    from pipeline.index import chunk_to_node
-    from scenarios.synthetic import perturbed_vector, synthetic_chunks_with_sources
+    from pipeline.ingest.index import chunk_to_node
+    from scenarios.bench.synthetic import perturbed_vector, synthetic_chunks_with_sources
 
     seconds = 0.0
     for offset in range(start, start + count, batch):
@@ -79,7 +79,7 @@ def measure_scale(config: Config, embed_model, sizes: list[int], questions: list
     speed); the chunks added to reach a larger size get perturbed real vectors, so that size
     measures retrieval, `ask`, index size, memory and cold start, not ingest.
     """
-    from scenarios.synthetic import load_material
+    from scenarios.bench.synthetic import load_material
 
     material = load_material(config.docs_dir, config.chunk_min_words, config.chunk_max_words)
     engine = make_engine(config, embed_model)

@@ -7,7 +7,7 @@ import resource
 import statistics
 from pathlib import Path
 
-from scenarios.metrics import percentile as nearest_rank
+from scenarios.suite.metrics import percentile as nearest_rank
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -6,7 +6,7 @@ of its own. Chunk lengths follow the real chunks' word counts, so embedding cost
 realistic. The same `seed` always gives the same chunks, ids and all.
 
 The chunks are returned as `Chunk` records, to be indexed with `ChunkIndex.add_nodes` via
-`pipeline.index.chunk_to_node` (no Markdown files are written: parsing is not what is measured).
+`pipeline.ingest.index.chunk_to_node` (no Markdown files are written: parsing is not what is measured).
 At sizes where embedding every chunk with the model would take most of an hour on a 2-core CPU,
 `perturbed_vector` gives each chunk a vector derived from real embeddings of its own sentences.
 """
@@ -19,10 +19,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline.chunking import chunk_document
-from pipeline.documents import find_documents, read_document
-from pipeline.records import Chunk
-from pipeline.text import split_sentences
+from pipeline.ingest.chunking import chunk_document
+from pipeline.ingest.documents import find_documents, read_document
+from pipeline.ground.records import Chunk
+from pipeline.language.text import split_sentences
 
 _NUMBER = re.compile(r"\d+")
 _NAMES = {

@@ -1,4 +1,4 @@
-"""`python -m scenarios.generative`: the scenarios and the golden split in generative mode.
+"""`python -m scenarios.suite.generative`: the scenarios and the golden split in generative mode.
 
 An LLM endpoint is a paid, networked service, so the run uses the scripted fake OpenAI-compatible
 server from the tests (tests/fake_llm.py, the real protocol with streaming): it answers from the
@@ -23,13 +23,13 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from pipeline.config import REPO_ROOT, load_config, set_offline_environment
+from pipeline.ground.config import REPO_ROOT, load_config, set_offline_environment
 
-REPORTS = Path(__file__).resolve().parent / "reports"
+REPORTS = Path(__file__).resolve().parents[1] / "reports"
 
 
 def _pct(values: list[float], q: float) -> float | None:
-    from scenarios.metrics import percentile
+    from scenarios.suite.metrics import percentile
 
     return percentile(values, q)
 
@@ -80,11 +80,12 @@ def latency(engine, items: list[dict]) -> dict:
 
 def run(out: Path, only: list[str] | None, split: str) -> dict:
     sys.path.insert(0, str(REPO_ROOT))
-    from pipeline.embedding import MiniLMEmbedding
-    from pipeline.eval import ANSWERABLE, build_engine, load_golden, score
-    from pipeline.generate import generation_summary
-    from scenarios.__main__ import run as run_scenarios
-    from scenarios.runner import load_sessions
+    from pipeline.ingest.embedding import MiniLMEmbedding
+    from pipeline.evaluation.golden import ANSWERABLE, load_golden, score
+    from pipeline.evaluation.harness import build_engine
+    from pipeline.answer.generate import generation_summary
+    from scenarios.suite.benchmark import run as run_scenarios
+    from scenarios.suite.runner import load_sessions
     from tests.fake_llm import EvidenceScript, FakeLLM
 
     embed_model = MiniLMEmbedding()
@@ -132,9 +133,9 @@ def run(out: Path, only: list[str] | None, split: str) -> dict:
 def latency_only(home: Path, split: str) -> dict:
     """The cost-per-answer part alone, on an existing state directory's index (no ingest)."""
     sys.path.insert(0, str(REPO_ROOT))
-    from pipeline.embedding import MiniLMEmbedding
+    from pipeline.ingest.embedding import MiniLMEmbedding
     from pipeline.engine import AnswerEngine
-    from pipeline.eval import ANSWERABLE, load_golden
+    from pipeline.evaluation.golden import ANSWERABLE, load_golden
     from tests.fake_llm import EvidenceScript, FakeLLM
 
     with FakeLLM(EvidenceScript()) as fake:
@@ -149,12 +150,12 @@ def verification_cost(split: str) -> dict:
     """Warrant's own verification of a generated reply, alone: the policies chunked (no index), the
     five chunks sharing most words with each answerable golden question as evidence, the fake's
     scripted reply (with its faults) parsed and every sentence checked against its citation."""
-    from pipeline.chunking import chunk_document
-    from pipeline.documents import find_documents, read_document
-    from pipeline.eval import ANSWERABLE, load_golden
-    from pipeline.generate import Evidence, build_messages, verify_reply
-    from pipeline.records import AnswerStyle
-    from pipeline.text import term_set
+    from pipeline.ingest.chunking import chunk_document
+    from pipeline.ingest.documents import find_documents, read_document
+    from pipeline.evaluation.golden import ANSWERABLE, load_golden
+    from pipeline.answer.generate import Evidence, build_messages, verify_reply
+    from pipeline.ground.records import AnswerStyle
+    from pipeline.language.text import term_set
     from tests.fake_llm import EvidenceScript
 
     docs = load_config().docs_dir
@@ -210,7 +211,7 @@ def write_markdown(summary: dict, path: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m scenarios.generative", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m scenarios.suite.generative", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, default=REPORTS, help="report folder (default scenarios/reports)")
     parser.add_argument("--only", nargs="+", metavar="NAME", help="run only these scenario sessions")

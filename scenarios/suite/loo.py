@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pipeline.config import REPO_ROOT
+from pipeline.ground.config import REPO_ROOT
 
 GOLDEN_DIR = REPO_ROOT / "data" / "golden"
 ANSWERABLE = ("answerable", "multi_section")

@@ -29,7 +29,7 @@ DEFINITIONS = {
     "grounded_fidelity": "Of the turns whose expectation is a policy answer: the share answered (decision "
                          "answer) citing at least one expected section and containing every expected fact.",
     "hallucination_rate": "Of all answer sentences given (turns with decision answer): the share not supported "
-                          "by the chunk their [n] marker cites (pipeline.verify.check_sentence). Every sentence of "
+                          "by the chunk their [n] marker cites (pipeline.answer.verify.check_sentence). Every sentence of "
                           "an answer given where the expectation is abstain/clarify counts as unsupported. The "
                           "notice added when the user states a policy change (it quotes the conflicting section "
                           "and offers a ticket) is not an answer sentence and is not counted.",

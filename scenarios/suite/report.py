@@ -6,7 +6,7 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-from scenarios.metrics import DEFINITIONS, METRIC_KEYS, PAPER, Outcome, not_evaluable
+from scenarios.suite.metrics import DEFINITIONS, METRIC_KEYS, PAPER, Outcome, not_evaluable
 
 LOWER_IS_BETTER = {"hallucination_rate", "policy_claim_false_alarm_rate", "latency_ms_p50", "latency_ms_p95"}
 

@@ -19,9 +19,9 @@ from pathlib import Path
 import yaml
 
 from governance.identity import Identity, PermissionDenied
-from pipeline.eval import answer_sentences_text, unsupported_sentences
-from pipeline.records import Answer
-from scenarios.metrics import Outcome
+from pipeline.evaluation.golden import answer_sentences_text, unsupported_sentences
+from pipeline.ground.records import Answer
+from scenarios.suite.metrics import Outcome
 
 SESSIONS_DIR = Path(__file__).resolve().parent / "sessions"
 _MARKED = re.compile(r"(.+?)\s*\[(\d+)\](?:\s+|$)")
@@ -68,14 +68,14 @@ class _Chunks:
         return {i: self.cache[i] for i in ids if i in self.cache}
 
 
-def _section_match(gold: str, cited: str) -> bool:
+def section_match(gold: str, cited: str) -> bool:
     return cited == gold or cited.startswith(gold + ".") or gold.startswith(cited + ".")
 
 
 def _cites(expected: list[str], cited: list[tuple[str, list[str]]]) -> bool:
     for item in expected:
         doc, _, section = item.partition(" ")
-        if any(d == doc and any(_section_match(section, n) for n in numbers) for d, numbers in cited):
+        if any(d == doc and any(section_match(section, n) for n in numbers) for d, numbers in cited):
             return True
     return False
 

@@ -115,7 +115,7 @@ def test_demo_accounts_generated_once_and_saved_private(store: AccountStore, tmp
 @pytest.fixture(scope="module")
 def service(tmp_path_factory, embed_model):
     from tests.conftest import TINY_FEES
-    from pipeline.config import load_config
+    from pipeline.ground.config import load_config
     from ui.service import WarrantService
 
     root = tmp_path_factory.mktemp("svc")
@@ -258,7 +258,7 @@ def test_password_and_role_changes_and_logout_raise_the_session_version(store: A
 
 def test_a_damaged_accounts_file_does_not_take_the_app_down(tmp_path: Path):
     """Finding 5: the last good copy is used and the damage reported, never an error for everyone."""
-    from pipeline.storage import damaged_files
+    from pipeline.ground.storage import damaged_files
 
     store = AccountStore(tmp_path / "accounts.json", failure_delay_s=0.0)
     store.create("admin", "s3cret-pass", "admin")

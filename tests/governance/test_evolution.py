@@ -18,7 +18,7 @@ from governance.audit import AuditLog
 from governance.evolution import bump_version
 from governance.identity import Identity
 from governance.service import GovernanceService
-from pipeline.config import load_config
+from pipeline.ground.config import load_config
 from pipeline.engine import AnswerEngine
 
 REPO = Path(__file__).resolve().parents[2]
@@ -33,7 +33,7 @@ _CHILD = textwrap.dedent("""
     from governance.audit import AuditLog
     from governance.identity import Identity
     from governance.service import GovernanceService
-    from pipeline.config import load_config
+    from pipeline.ground.config import load_config
     from pipeline.engine import AnswerEngine
 
     home, docs, step = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]

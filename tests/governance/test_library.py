@@ -8,7 +8,7 @@ import pytest
 from governance.audit import AuditLog
 from governance.identity import Identity, PermissionDenied
 from governance.library import DocumentLibrary
-from pipeline.documents import DocumentError
+from pipeline.ingest.documents import DocumentError
 from tests.documents_fixtures import (RESEARCH_ETHICS, SPORTS_FACILITIES, make_docx, make_docx_bomb,
                                       make_encrypted_pdf, make_pdf, make_scanned_pdf)
 

@@ -11,7 +11,7 @@ from governance.audit import AuditLog
 from governance.identity import Identity, PermissionDenied
 from governance.service import GovernanceService
 from memory.service import user_key
-from pipeline.config import load_config
+from pipeline.ground.config import load_config
 
 STUDENT = Identity("local:stu", "stu", "user")
 REVIEWER = Identity("local:rev", "rev", "reviewer")

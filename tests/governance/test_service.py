@@ -8,7 +8,7 @@ import pytest
 
 from governance.identity import Identity, PermissionDenied
 from governance.proof import ProofRefused
-from pipeline.config import load_config
+from pipeline.ground.config import load_config
 
 STUDENT = Identity("local:stu", "stu", "user")
 OTHER = Identity("local:eve", "eve", "user")
@@ -59,7 +59,7 @@ def test_a_claim_names_the_section_it_contradicts_even_when_the_gate_abstains(se
 
 
 def test_the_claim_notice_is_not_scored_as_an_answer_sentence(service):
-    from pipeline.eval import answer_sentences_text, unsupported_sentences
+    from pipeline.evaluation.golden import answer_sentences_text, unsupported_sentences
 
     answer = service.chat(STUDENT, CLAIM).answer
     note = answer.policy_claim["note"]

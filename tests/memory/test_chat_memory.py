@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from governance.identity import Identity
-from pipeline.config import load_config
+from pipeline.ground.config import load_config
 from ui.service import WarrantService
 
 ADA = Identity("local:ada", "ada", display_name="Ada")

@@ -1,11 +1,11 @@
-"""pipeline.rewrite: elliptical follow-ups become self-contained; full questions are left alone.
+"""pipeline.answer.rewrite: elliptical follow-ups become self-contained; full questions are left alone.
 
 (Lives here with the memory tests because the follow-up history comes from memory.)
 """
 
 from __future__ import annotations
 
-from pipeline.rewrite import needs_rewrite, rewrite_followup
+from pipeline.answer.rewrite import needs_rewrite, rewrite_followup
 
 
 def test_what_about_pairs_the_new_focus_with_the_previous_question():

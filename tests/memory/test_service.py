@@ -9,7 +9,7 @@ import pytest
 
 from governance.identity import Identity, PermissionDenied
 from memory.service import MemoryService, user_key
-from pipeline.records import Answer, AnswerStyle
+from pipeline.ground.records import Answer, AnswerStyle
 
 ADA = Identity("local:ada", "ada")
 GRACE = Identity("local:grace", "grace")

@@ -2,9 +2,9 @@
 
 import pytest
 
-from pipeline.answer_type import unmet_focus
-from pipeline.support import coverage_of
-from pipeline.term_stats import TermStats
+from pipeline.gate.answer_type import unmet_focus
+from pipeline.gate.support import coverage_of
+from pipeline.ingest.term_stats import TermStats
 
 ADVISOR = ("A student may request a change of faculty advisor by a written request to the HoD. "
            "A student may change advisor at most once during the programme.")
@@ -94,7 +94,7 @@ def test_the_main_needs_of_one_question_must_be_stated_together():
 
 
 def test_a_reference_to_another_section_is_not_the_word_section():
-    from pipeline.text import canonical_terms
+    from pipeline.language.text import canonical_terms
 
     assert "section" not in canonical_terms("as set out in Section 5.1, the Academic Section decides")
     assert "section" in canonical_terms("Can I switch to a different section of the course?")

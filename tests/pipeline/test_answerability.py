@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.answerability import DEFAULT_MODEL_FILE, sentence_window
+from pipeline.gate.answerability import DEFAULT_MODEL_FILE, sentence_window
 
 from tests.pipeline.tiny_corpora import EXAM_HALL, TRAVEL
 
@@ -15,7 +15,7 @@ pytestmark = pytest.mark.skipif(not DEFAULT_MODEL_FILE.is_file(), reason="models
 def gate_engine(tmp_path: Path, embed_model):
     from dataclasses import replace
 
-    from pipeline.config import MODEL_LAMBDAS, MODEL_RULES, MODEL_TAU, load_config
+    from pipeline.ground.config import MODEL_LAMBDAS, MODEL_RULES, MODEL_TAU, load_config
     from pipeline.engine import AnswerEngine
 
     docs = tmp_path / "docs"

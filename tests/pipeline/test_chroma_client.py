@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.chroma_client import ChromaUnavailable, IndexInUse, claim_embedded_index, open_chroma
-from pipeline.config import load_config
-from scenarios.chroma_server import free_port, running_chroma_server
+from pipeline.retrieve.chroma_client import ChromaUnavailable, IndexInUse, claim_embedded_index, open_chroma
+from pipeline.ground.config import load_config
+from scenarios.bench.chroma_server import free_port, running_chroma_server
 from tests.conftest import REPO, TINY_FEES
 
 
@@ -101,8 +101,8 @@ def test_embedded_chroma_in_a_second_process_searches_a_stale_index(tmp_path: Pa
 
 _CLAIM = textwrap.dedent("""
     import sys, time
-    from pipeline.chroma_client import claim_embedded_index
-    from pipeline.config import load_config
+    from pipeline.retrieve.chroma_client import claim_embedded_index
+    from pipeline.ground.config import load_config
     lock = claim_embedded_index(load_config().with_home(sys.argv[1]))
     print("held", flush=True)
     sys.stdin.readline()

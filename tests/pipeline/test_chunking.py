@@ -1,5 +1,5 @@
-from pipeline.chunking import audit_chunks, chunk_document
-from pipeline.documents import read_document
+from pipeline.ingest.chunking import audit_chunks, chunk_document
+from pipeline.ingest.documents import read_document
 from tests.conftest import TINY_FEES
 
 
@@ -13,7 +13,7 @@ def _engine_over(tmp_path, embed_model, name, text):
     """An engine over one document of our own, indexed."""
     from dataclasses import replace
 
-    from pipeline.config import load_config
+    from pipeline.ground.config import load_config
     from pipeline.engine import AnswerEngine
 
     docs = tmp_path / "docs"
@@ -124,7 +124,7 @@ def test_q_and_a_labels_are_read_as_a_faq_and_left_out_of_the_text(tmp_path):
 
 
 def test_a_markdown_table_is_written_out_a_row_a_sentence_after_its_headers(tmp_path):
-    from pipeline.text import split_sentences
+    from pipeline.language.text import split_sentences
     from tests.pipeline.tiny_corpora import EXPENSE_LIMITS
 
     limits = chunk_document(_doc(tmp_path, EXPENSE_LIMITS, "expenses.md"))[0]

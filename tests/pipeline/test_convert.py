@@ -7,7 +7,7 @@ import socket
 
 import pytest
 
-from pipeline.convert import ConversionRefused, check_file_name, convert
+from pipeline.ingest.convert import ConversionRefused, check_file_name, convert
 from tests.documents_fixtures import RESEARCH_ETHICS, SPORTS_FACILITIES, make_docx, make_pdf
 
 HTML = b"""<html><head><title>Hostel Rules | Campus</title><script>track()</script><style>p{}</style></head>

@@ -14,8 +14,8 @@ from tests.pipeline.tiny_corpora import EXAM_HALL, TRAVEL
 def default_engine(tmp_path: Path, embed_model):
     """Built inside each test, after the demo glossary fixture: the folder has no glossary, so the
     engine runs with none, as it would for a new organisation's documents."""
-    from pipeline import glossary
-    from pipeline.config import load_config
+    from pipeline.language import glossary
+    from pipeline.ground.config import load_config
     from pipeline.engine import AnswerEngine
 
     root = tmp_path

@@ -1,7 +1,7 @@
 import json
 import re
 
-from pipeline.records import AnswerStyle
+from pipeline.ground.records import AnswerStyle
 
 
 def test_answer_cites_every_sentence(tiny_engine):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.generate import GeneratedSentence, check_generated, Evidence, parse_sentences
+from pipeline.answer.generate import GeneratedSentence, check_generated, Evidence, parse_sentences
 from tests.fake_llm import FakeLLM, Garbage, Hang, Status, evidence_of, question_of
 
 FEE_QUESTION = "What is the revaluation fee?"
@@ -45,7 +45,7 @@ def fake():
 
 @pytest.fixture()
 def llm_engine(tmp_path: Path, tiny_docs: Path, embed_model, fake):
-    from pipeline.config import load_config
+    from pipeline.ground.config import load_config
     from pipeline.engine import AnswerEngine
 
     fake.requests.clear()
@@ -173,7 +173,7 @@ def test_server_errors_exhaust_the_retries_then_fall_back(llm_engine, fake):
 def test_endpoint_down_gives_the_extractive_answer(tmp_path, tiny_docs, embed_model):
     import socket
 
-    from pipeline.config import load_config
+    from pipeline.ground.config import load_config
     from pipeline.engine import AnswerEngine
 
     with socket.socket() as sock:  # a port nobody listens on
@@ -205,7 +205,7 @@ def test_only_the_question_and_evidence_are_sent(llm_engine, fake):
 
 
 def test_instructions_inside_a_document_do_not_change_the_answer(tmp_path, tiny_docs, embed_model, fake):
-    from pipeline.config import load_config
+    from pipeline.ground.config import load_config
     from pipeline.engine import AnswerEngine
 
     (tiny_docs / "notice.md").write_text(INJECTION_DOC, encoding="utf-8")
@@ -270,7 +270,7 @@ def test_a_number_the_chunk_holds_only_with_another_unit_is_removed():
 
 
 def test_a_reworded_sentence_keeps_the_numbers_of_the_sentence_it_rewords():
-    from pipeline.verify import check_sentence
+    from pipeline.answer.verify import check_sentence
 
     chunk = ("The faculty advisor must approve or reject each registration request within 2 working days of its "
              "submission. The add/drop period ends on Friday of week 2 at 5:00 p.m. A student who misses a meeting "

@@ -1,7 +1,7 @@
 import subprocess
 import sys
 
-from pipeline.config import load_config
+from pipeline.ground.config import load_config
 from pipeline.engine import AnswerEngine
 from tests.conftest import REPO, subprocess_env
 
@@ -54,7 +54,7 @@ def test_index_survives_a_process_restart(tiny_engine, embed_model):
 def test_active_retrieval_matches_the_filtered_search_with_or_without_fallback(tiny_engine, monkeypatch):
     from llama_index.core.schema import QueryBundle
 
-    import pipeline.index as index_module
+    import pipeline.ingest.index as index_module
 
     nodes = tiny_engine.index.get_nodes(where={"doc_id": "fees"})
     tiny_engine.index.update_metadata([nodes[0].node_id], status="deprecated")

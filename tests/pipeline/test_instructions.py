@@ -2,7 +2,7 @@
 
 import pytest
 
-from pipeline.instructions import is_action_request, set_aside_instructions
+from pipeline.language.instructions import is_action_request, set_aside_instructions
 
 
 @pytest.mark.parametrize("message, kept", [

@@ -2,7 +2,7 @@
 
 import pytest
 
-from pipeline.question_parts import question_parts
+from pipeline.language.question_parts import question_parts
 
 
 @pytest.mark.parametrize("question, focuses", [

@@ -3,13 +3,13 @@
 import numpy as np
 from llama_index.core.schema import NodeWithScore
 
-from pipeline.config import load_config
+from pipeline.ground.config import load_config
 from pipeline.engine import AnswerEngine
-from pipeline.index import chunk_to_node
-from pipeline.records import AnswerStyle, Chunk
-from pipeline.sentence_vectors import SentenceVectorStore
-from pipeline.synthesis import ExtractiveSynthesizer
-from pipeline.text import split_sentences
+from pipeline.ingest.index import chunk_to_node
+from pipeline.ground.records import AnswerStyle, Chunk
+from pipeline.ingest.sentence_vectors import SentenceVectorStore
+from pipeline.answer.synthesis import ExtractiveSynthesizer
+from pipeline.language.text import split_sentences
 
 
 def _active(engine) -> list[tuple[str, str]]:

@@ -3,8 +3,8 @@ import math
 import pytest
 from llama_index.core.schema import NodeWithScore, TextNode
 
-from pipeline.support import SupportPostprocessor, consistency_of, coverage_of
-from pipeline.term_stats import TermStats
+from pipeline.gate.support import SupportPostprocessor, consistency_of, coverage_of
+from pipeline.ingest.term_stats import TermStats
 
 CHUNKS = [
     "The revaluation fee is Rs. 500 per course and is paid online.",
@@ -106,7 +106,7 @@ def test_sim_is_the_best_sentence_of_the_closest_chunks_not_the_blurred_chunk(tm
     """One answering sentence among unrelated ones: the chunk's vector blurs it, the sentence's does not."""
     import numpy as np
 
-    from pipeline.sentence_vectors import SentenceVectorStore
+    from pipeline.ingest.sentence_vectors import SentenceVectorStore
 
     answer = "Employees may carry over at most five days of unused annual leave into the next year."
     chunk = " ".join(

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from pipeline.engine import AnswerEngine
-from pipeline.index import ChunkIndex
-from pipeline.term_stats import TermStats
+from pipeline.ingest.index import ChunkIndex
+from pipeline.ingest.term_stats import TermStats
 
 TEXTS = ["The revaluation fee is Rs. 500 per course.", "A fine of Rs. 5 per day is charged."]
 

@@ -9,12 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.config import load_config
-from scenarios import bench, bench_gpu
-from scenarios.bench_service import measure_concurrency_service
-from scenarios.bench_stats import percentile
+from pipeline.ground.config import load_config
+from scenarios.bench import gpu as bench_gpu
+from scenarios.bench import measure as bench
+from scenarios.bench.concurrency_service import measure_concurrency_service
+from scenarios.bench.stats import percentile
 from tests.scenarios.test_bench_parts import GPU_RESULT
-from scenarios.synthetic import load_material, perturbed_vector, synthetic_chunks, synthetic_chunks_with_sources
+from scenarios.bench.synthetic import load_material, perturbed_vector, synthetic_chunks, synthetic_chunks_with_sources
 
 QUESTIONS = [
     "What is the revaluation fee?",

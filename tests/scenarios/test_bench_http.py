@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from pipeline.config import load_config
-from scenarios.bench_http import measure_concurrency_http
+from pipeline.ground.config import load_config
+from scenarios.bench.concurrency_http import measure_concurrency_http
 
 QUESTIONS = ["What is the revaluation fee?", "How many books can an undergraduate borrow?",
              "and the fine for an overdue book?"]

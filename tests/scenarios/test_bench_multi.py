@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from pipeline.config import load_config
-from scenarios.bench_multi import measure_concurrency_multi
+from pipeline.ground.config import load_config
+from scenarios.bench.concurrency_multi import measure_concurrency_multi
 
 QUESTIONS = ["What is the revaluation fee?", "How many books can an undergraduate borrow?",
              "and the fine for an overdue book?", "What is the photocopy fee?"]

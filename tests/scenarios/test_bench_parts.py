@@ -8,11 +8,11 @@ from pathlib import Path
 
 from governance.accounts import AccountStore
 from memory.service import MemoryService
-from pipeline.records import Answer
-from scenarios import bench_gpu
-from scenarios.bench_cold import run_measured
-from scenarios.bench_http import PASSWORD, lost_turns
-from scenarios.bench_stats import peak_rss_mb
+from pipeline.ground.records import Answer
+from scenarios.bench import gpu as bench_gpu
+from scenarios.bench.cold_start import run_measured
+from scenarios.bench.concurrency_http import PASSWORD, lost_turns
+from scenarios.bench.stats import peak_rss_mb
 
 GPU_RESULT = {
     "device": "NVIDIA H100 80GB HBM3", "torch": "2.11.0", "sentence_transformers": "6.0.1",
@@ -74,8 +74,8 @@ def test_gpu_result_merges_into_existing_reports(tmp_path: Path):
 def test_synthetic_chunks_get_one_stored_sentence_vector_per_sentence():
     import numpy as np
 
-    from pipeline.text import split_sentences
-    from scenarios.bench_scale import _sentence_rows
+    from pipeline.language.text import split_sentences
+    from scenarios.bench.scale import _sentence_rows
 
     vectors = np.eye(4, 384, dtype=np.float32)
     text = "The fee is Rs. 723 per course. It is paid online. Results come out in May."

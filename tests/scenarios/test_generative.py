@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from scenarios.generative import _faults_reaching_users, _memory_in_requests
+from scenarios.suite.generative import _faults_reaching_users, _memory_in_requests
 from tests.fake_llm import EvidenceScript, fault_for
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from scenarios.metrics import METRIC_KEYS, Outcome, compute, percentile
-from scenarios.runner import load_sessions
+from scenarios.suite.metrics import METRIC_KEYS, Outcome, compute, percentile
+from scenarios.suite.runner import load_sessions
 
 SHORT = ["s01_asha_first_session", "s13_ed_unanswerable", "s17_mallory_cross_user", "s18_mallory_injection"]
 
@@ -58,7 +58,7 @@ def test_percentile_is_nearest_rank():
 
 @pytest.fixture(scope="module")
 def short_report(tmp_path_factory, embed_model):
-    from scenarios.__main__ import run
+    from scenarios.suite.benchmark import run
 
     root = tmp_path_factory.mktemp("scenarios")
     report = run(root / "home", root / "out", only=SHORT, loo=True, loo_limit=3, embed_model=embed_model, quiet=True)
@@ -120,7 +120,7 @@ def test_ticket_actions_reach_the_governance_service_and_respect_roles():
     from types import SimpleNamespace
 
     from governance.identity import Identity
-    from scenarios.runner import run_action
+    from scenarios.suite.runner import run_action
 
     service = SimpleNamespace(governance=_FakeGovernance())
     user, reviewer = Identity("local:u", "u", "user"), Identity("local:r", "r", "reviewer")
@@ -144,7 +144,7 @@ def test_ticket_actions_are_not_evaluable_while_governance_lacks_them():
     from types import SimpleNamespace
 
     from governance.identity import Identity
-    from scenarios.runner import run_action
+    from scenarios.suite.runner import run_action
 
     outcome = Outcome(session="s", user="u", index=0, category="ticket", kind="action", say="file",
                       expect={"ticket": "filed"})

@@ -21,7 +21,7 @@ from typing import Iterator
 
 import httpx
 
-from scenarios.bench_http import stop_process
+from scenarios.bench.concurrency_http import stop_process
 from tests.conftest import REPO, subprocess_env
 
 DEMO_PASSWORD = "demo-pass-for-tests-123"

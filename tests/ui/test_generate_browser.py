@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.text import split_sentences
+from pipeline.language.text import split_sentences
 from tests.conftest import TINY_FEES, TINY_LIBRARY
 from tests.fake_llm import FakeLLM, evidence_of
 from tests.ui.server import running_app

@@ -72,7 +72,7 @@ def test_backend_status_for_admins_is_escaped():
 
 @pytest.fixture()
 def service_with_llm(tmp_path, tiny_docs_in_rupees, embed_model):
-    from pipeline.config import load_config
+    from pipeline.ground.config import load_config
     from ui.service import WarrantService
 
     def script(request):

@@ -9,7 +9,7 @@ import gradio as gr
 import pytest
 
 from governance.identity import Identity, PermissionDenied
-from pipeline.config import load_config
+from pipeline.ground.config import load_config
 from ui.review_tab import audit_rows, build_audit_panel, build_my_claims, build_review_tab, ticket_markdown
 
 USERS = {"stu": Identity("local:stu", "stu", "user"), "rev": Identity("local:rev", "rev", "reviewer"),

@@ -3,7 +3,7 @@
 import dataclasses
 import os
 
-from pipeline.config import load_config
+from pipeline.ground.config import load_config
 
 
 def test_chat_turns_share_the_configured_limit_and_queue_updates_are_paced(tmp_path, tiny_docs, embed_model,

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from governance.identity import Identity, PermissionDenied
-from pipeline.keys import load_or_create_secret
+from pipeline.ground.keys import load_or_create_secret
 from ui.session import SessionCookies, identity_reader, username_reader
 
 
