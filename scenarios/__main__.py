@@ -18,8 +18,9 @@ from scenarios.suite.benchmark import REPORTS_DIR, run
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m scenarios", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m scenarios", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     cmd = sub.add_parser("run", help="run the scenario benchmark")
     cmd.add_argument("--home", type=Path, help="state directory to use and keep (default: a temporary one)")

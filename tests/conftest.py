@@ -118,8 +118,8 @@ def tiny_docs_in_rupees(tiny_docs: Path) -> Path:
 
 @pytest.fixture()
 def tiny_engine(tmp_path: Path, tiny_docs: Path, embed_model):
-    from pipeline.ground.config import load_config
     from pipeline.engine import AnswerEngine
+    from pipeline.ground.config import load_config
 
     config = load_config().with_home(tmp_path / "home")
     engine = AnswerEngine(config, embed_model=embed_model)

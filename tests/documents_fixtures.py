@@ -5,33 +5,36 @@ from __future__ import annotations
 
 import io
 import zipfile
+from collections.abc import Sequence
 
 RESEARCH_ETHICS = [
     ("Research Ethics Policy", 20),
     ("1. Scope", 15),
-    ("This policy applies to every research project at the Institute that involves human participants,",
-     11),
+    ("This policy applies to every research project at the Institute that involves human participants,", 11),
     ("their personal data or their tissue samples, whether funded or unfunded.", 11),
     ("2. Ethics Committee Approval", 15),
-    ("A project involving human participants must be approved by the Institutional Ethics Committee",
-     11),
-    ("before any participant is recruited. The committee meets on the first Tuesday of every month,",
-     11),
+    ("A project involving human participants must be approved by the Institutional Ethics Committee", 11),
+    ("before any participant is recruited. The committee meets on the first Tuesday of every month,", 11),
     ("and an application must reach the committee secretary at least 21 days before the meeting.", 11),
     ("3. Consent Records", 15),
-    ("Signed consent forms are kept by the principal investigator for 7 years after the project ends,",
-     11),
+    ("Signed consent forms are kept by the principal investigator for 7 years after the project ends,", 11),
     ("in a locked cabinet or an encrypted drive approved by the committee.", 11),
 ]
 
 SPORTS_FACILITIES = [
     ("Sports Facilities Policy", "Title"),
     ("1. Opening Hours", "Heading 1"),
-    ("The sports complex is open from 6 am to 9 pm on weekdays and from 7 am to 6 pm on weekends. "
-     "It is closed on national holidays and during the end-semester examination week.", None),
+    (
+        "The sports complex is open from 6 am to 9 pm on weekdays and from 7 am to 6 pm on weekends. "
+        "It is closed on national holidays and during the end-semester examination week.",
+        None,
+    ),
     ("2. Booking Courts", "Heading 1"),
-    ("Badminton and squash courts are booked through the sports office portal up to 3 days ahead. "
-     "A booking that is not used within 15 minutes of its start is released to students waiting.", None),
+    (
+        "Badminton and squash courts are booked through the sports office portal up to 3 days ahead. "
+        "A booking that is not used within 15 minutes of its start is released to students waiting.",
+        None,
+    ),
 ]
 
 
@@ -39,7 +42,7 @@ def _escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
 
 
-def make_pdf(lines: list[tuple[str, float]], title: str = "") -> bytes:
+def make_pdf(lines: Sequence[tuple[str, float]], title: str = "") -> bytes:
     """A one-page PDF with each (text, font size) on its own line, Helvetica, no compression."""
     y, ops = 800.0, []
     for text, size in lines:

@@ -7,11 +7,14 @@
   that answers with its neighbours; measured on corpora the gate was not written from, the best
   sentence ranks answerable above unanswerable better than the best chunk (README: "Sentence
   similarity"),
-- coverage is the learned answerability (pipeline.gate.answerability): the model's probability that
-  the best sentence window of the retrieved chunks answers the question. The earlier word rules
-  (idf-weighted share of the query's needs found in the evidence, with the answer-type forms) are
-  kept as `coverage_source="rules"` for comparison and as named checks (`RULES`) that can be
-  switched on and measured one by one (`python -m pipeline.eval --ablate NAME`),
+- coverage is how much of what the question asks for the evidence holds. By default (config's
+  WARRANT_COVERAGE=rules) it is the word rules: the idf-weighted share of the question's terms
+  found in the evidence chunks, zeroed (rule `answer_type`) when the question's focal need
+  (pipeline.gate.answer_type) is absent. With WARRANT_COVERAGE=model and a trained model installed, it is the learned
+  answerability (pipeline.gate.answerability): the combined probability that the best sentence
+  window of the retrieved chunks answers the question. The hand rules are named (`RULES`), and
+  those in force (`rules`) can be switched one by one and measured
+  (`python -m pipeline.eval --outside … --ablate NAME`),
 - consistency is 1 unless the evidence disagrees with itself: the same statement with different
   amounts, dates or counts, or the same statement with and without a negation.
 """
@@ -240,8 +243,9 @@ class SupportPostprocessor(BaseNodePostprocessor):
     computes σ and its three parts, and attaches them to every kept node's metadata
     (`support_sim`, `support_coverage`, `support_consistency`, `support_sigma`). `gate()` returns
     the structured decision; `_postprocess_nodes` returns the evidence (empty when σ < τ).
-    With `coverage_source="model"` (the default when a trained model is given), coverage is the
-    answerability model's probability and the chunk holding its best window joins the evidence.
+    With `coverage_source="model"` and a trained model given (the engine gives one only under
+    WARRANT_COVERAGE=model), coverage is the answerability model's probability and the chunk holding
+    its best window joins the evidence; without a model the word rules' coverage is used.
     The question comes as its text or as its record (pipeline.language.question): text is analysed once, on
     the way in, and every rule below reads the record.
     """

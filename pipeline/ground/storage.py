@@ -12,8 +12,8 @@ Every TinyDB file (accounts, tickets, settings, each user's memory) goes through
   (logged, and listed by `damaged_files()`), moved aside as `<name>.damaged-<time>`, and the last
   good copy (`.bak`) is used in its place; when there is none the file starts empty.
 
-This module lives in `pipeline/` because it imports nothing of Warrant: `governance/` and
-`memory/` both use it without breaking the dependency direction.
+This module lives in pipeline's ground (the bottom layer) because it imports nothing of Warrant:
+`governance/` and `memory/` both use it without breaking the dependency direction.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Lexical helpers shared by the support score, the synthesiser and the verifier.
 
 Deliberately simple and deterministic: lower-cased word tokens, a small stop list, the Snowball
-English stemmer, and number/quantity extraction that keeps the unit ("$500", "7 days", "week 2",
+English stemmer (pipeline.language.stemming), and number/quantity extraction that keeps the unit ("$500", "7 days", "week 2",
 "40%") because units are what make two numbers comparable.
 
 Everything that belongs to one organisation's corpus — its synonyms, its too-common words, the

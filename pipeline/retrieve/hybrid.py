@@ -11,7 +11,7 @@ Only the dense `pool` candidates are re-ordered: no second index of the corpus i
 why this is not a BM25 library (rank_bm25, bm25s): those index the corpus themselves, a second copy
 to keep in step with ingest, deprecation and other processes. The corpus's document frequencies
 already live in `TermStats` (pipeline.ingest.term_stats), which the engine keeps current, and its terms are
-the library stemmer's (pipeline.language.text); what is left is the Okapi formula below.
+the Snowball stemmer's (pipeline.language.text, .stemming); what is left is the Okapi formula below.
 
 Measured, not fitted: the constants are the published defaults (k1 1.2, b 0.75; RRF k 60 from
 Cormack, Clarke and Büttcher, SIGIR 2009) and the two rankings weigh the same. README, "Hybrid

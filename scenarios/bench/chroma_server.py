@@ -53,16 +53,20 @@ def running_chroma_server(path: Path, log_path: Path | None = None, start_timeou
     url = f"http://{HOST}:{port}"
     log_path = log_path or path.parent / f"{path.name}-chroma.log"
     with open(log_path, "w", encoding="utf-8") as log:
-        proc = subprocess.Popen([chroma_cli(), "run", "--path", str(path), "--host", HOST, "--port", str(port)],
-                                stdout=log, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            [chroma_cli(), "run", "--path", str(path), "--host", HOST, "--port", str(port)],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
         try:
             deadline = time.monotonic() + start_timeout_s
             while not _heartbeat(url):
                 if proc.poll() is not None:
                     raise RuntimeError(f"chroma run exited ({proc.returncode}):\n{log_path.read_text()[-2000:]}")
                 if time.monotonic() > deadline:
-                    raise RuntimeError(f"chroma run did not answer in {start_timeout_s:.0f}s:\n"
-                                       f"{log_path.read_text()[-2000:]}")
+                    raise RuntimeError(
+                        f"chroma run did not answer in {start_timeout_s:.0f}s:\n{log_path.read_text()[-2000:]}"
+                    )
                 time.sleep(0.2)
             yield url
         finally:

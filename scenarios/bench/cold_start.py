@@ -31,8 +31,9 @@ print(json.dumps({"rc": done.returncode, "seconds": seconds, "stdout": done.stdo
 
 def run_measured(command: list[str], env: dict[str, str] | None, cwd: Path = REPO_ROOT, timeout_s: float = 300) -> dict:
     """Run `command` as the only child of a small wrapper: rc, seconds, stdout/stderr tails, own peak RSS."""
-    done = subprocess.run([sys.executable, "-c", _WRAPPER, *command], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=timeout_s)
+    done = subprocess.run(
+        [sys.executable, "-c", _WRAPPER, *command], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout_s
+    )
     if done.returncode != 0 or not done.stdout.strip():
         raise RuntimeError(f"the measuring wrapper failed ({done.returncode}): {done.stderr[-500:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -44,8 +45,9 @@ def measure_cold_start(home: Path, question: str, runs: int = 3, drop_term_stats
     `drop_term_stats` deletes `<home>/term_stats.json` before each run, so the process counts the
     term statistics from every chunk's text again (the behaviour before they were stored).
     """
-    env = dict(os.environ, WARRANT_HOME=str(home), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
-               PYTHONPATH=str(REPO_ROOT))
+    env = dict(
+        os.environ, WARRANT_HOME=str(home), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", PYTHONPATH=str(REPO_ROOT)
+    )
     times, peaks = [], []
     for _ in range(runs):
         if drop_term_stats:
@@ -55,7 +57,11 @@ def measure_cold_start(home: Path, question: str, runs: int = 3, drop_term_stats
             raise RuntimeError(f"cold-start run failed ({run['rc']}): {run['stderr'][-500:]}")
         times.append(run["seconds"])
         peaks.append(run["peak_rss_kb"] / 1024)
-    return {"runs": runs, "median_s": round(statistics.median(times), 2), "max_s": round(max(times), 2),
-            "all_s": [round(x, 2) for x in times],
-            # The cold-start process's own peak (see the module docstring), the largest of the runs.
-            "peak_rss_mb": round(max(peaks), 1) if peaks else None}
+    return {
+        "runs": runs,
+        "median_s": round(statistics.median(times), 2),
+        "max_s": round(max(times), 2),
+        "all_s": [round(x, 2) for x in times],
+        # The cold-start process's own peak (see the module docstring), the largest of the runs.
+        "peak_rss_mb": round(max(peaks), 1) if peaks else None,
+    }

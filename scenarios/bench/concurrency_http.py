@@ -23,9 +23,9 @@ import sys
 import time
 import uuid
 from collections import Counter
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from pipeline.ground.config import REPO_ROOT
 from scenarios.bench.simulated_users import run_users
@@ -61,17 +61,27 @@ def free_port() -> int:
 
 
 @contextmanager
-def running_app(home: Path, docs_dir: Path, log_path: Path, start_timeout_s: float = 300.0,
-                extra_env: dict[str, str] | None = None) -> Iterator[tuple[str, float]]:
+def running_app(
+    home: Path, docs_dir: Path, log_path: Path, start_timeout_s: float = 300.0, extra_env: dict[str, str] | None = None
+) -> Iterator[tuple[str, float]]:
     """Yield (base URL, seconds until /login answered) of `python app.py` on a free loopback port.
 
     `extra_env` adds settings (`WARRANT_CHROMA_URL` for a Chroma server). The process is
     terminated (then killed) on the way out, whatever happened.
     """
     port = free_port()
-    env = dict(os.environ, WARRANT_HOME=str(home), WARRANT_DOCS=str(docs_dir), WARRANT_HOST=HOST,
-               PORT=str(port), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", ANONYMIZED_TELEMETRY="False",
-               GRADIO_ANALYTICS_ENABLED="False", PYTHONPATH=str(REPO_ROOT))
+    env = dict(
+        os.environ,
+        WARRANT_HOME=str(home),
+        WARRANT_DOCS=str(docs_dir),
+        WARRANT_HOST=HOST,
+        PORT=str(port),
+        HF_HUB_OFFLINE="1",
+        TRANSFORMERS_OFFLINE="1",
+        ANONYMIZED_TELEMETRY="False",
+        GRADIO_ANALYTICS_ENABLED="False",
+        PYTHONPATH=str(REPO_ROOT),
+    )
     env.pop("GRADIO_SERVER_PORT", None)
     env.pop("WARRANT_DEMO_PASSWORD", None)
     env.pop("WARRANT_CHROMA_URL", None)
@@ -79,8 +89,9 @@ def running_app(home: Path, docs_dir: Path, log_path: Path, start_timeout_s: flo
     base = f"http://{HOST}:{port}"
     with open(log_path, "w", encoding="utf-8") as log:
         started = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, str(REPO_ROOT / "app.py")], cwd=REPO_ROOT, env=env,
-                                stdout=log, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            [sys.executable, str(REPO_ROOT / "app.py")], cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT
+        )
         try:
             _wait_until_serving(proc, base, started + start_timeout_s, log_path)
             yield base, time.perf_counter() - started
@@ -119,8 +130,9 @@ def login_cookie(base: str, username: str) -> str:
     import httpx
 
     with httpx.Client(timeout=30, trust_env=False) as client:
-        response = client.post(base + "/login", data={"username": username, "password": PASSWORD},
-                                follow_redirects=False)
+        response = client.post(
+            base + "/login", data={"username": username, "password": PASSWORD}, follow_redirects=False
+        )
         token = client.cookies.get("warrant_session")
     if response.status_code != 303 or not token:
         raise RuntimeError(f"login of {username} failed: HTTP {response.status_code}")
@@ -147,13 +159,16 @@ def ask_fn_index(client, base: str, api_name: str = "ask") -> int:
 def queue_call(client, base: str, fn_index: int, session_hash: str, data: list, timeout_s: float) -> list:
     """One event the way the page sends it: `POST queue/join`, then its result from the SSE stream
     `GET queue/data` of the same Gradio session (which is what keeps `gr.State` between turns)."""
-    joined = client.post(f"{base}/gradio_api/queue/join", json={
-        "data": data, "fn_index": fn_index, "session_hash": session_hash, "event_data": None, "trigger_id": None})
+    joined = client.post(
+        f"{base}/gradio_api/queue/join",
+        json={"data": data, "fn_index": fn_index, "session_hash": session_hash, "event_data": None, "trigger_id": None},
+    )
     if joined.status_code != 200:
         raise RuntimeError(f"queue/join: HTTP {joined.status_code} {joined.text[:200]}")
     event_id = joined.json()["event_id"]
-    with client.stream("GET", f"{base}/gradio_api/queue/data", params={"session_hash": session_hash},
-                       timeout=timeout_s) as stream:
+    with client.stream(
+        "GET", f"{base}/gradio_api/queue/data", params={"session_hash": session_hash}, timeout=timeout_s
+    ) as stream:
         if stream.status_code != 200:
             raise RuntimeError(f"queue/data: HTTP {stream.status_code}")
         for line in stream.iter_lines():
@@ -176,13 +191,15 @@ def _reply_text(history) -> str:
 def warm_up(base: str, questions: list[str], count: int, timeout_s: float) -> None:
     """`count` turns by a user outside the measurement, so first-call costs are not measured."""
     with _client(login_cookie(base, WARMUP_USER), timeout_s) as client:
-        fn_index, session_hash, history = ask_fn_index(client, base), uuid.uuid4().hex[:11], []
+        fn_index, session_hash = ask_fn_index(client, base), uuid.uuid4().hex[:11]
+        history: list = []
         for question in questions[:count]:
             history = queue_call(client, base, fn_index, session_hash, [question, history, None], timeout_s)[0]
 
 
-def drive_users(base: str | list[str], questions: list[str], users: int, turns: int, deadline_s: float,
-                turn_timeout_s: float) -> dict:
+def drive_users(
+    base: str | list[str], questions: list[str], users: int, turns: int, deadline_s: float, turn_timeout_s: float
+) -> dict:
     """Log in `users` users, then all of them ask `turns` questions at once; per-turn latencies.
 
     Each user is one browser tab: its own cookie, its own Gradio session hash, and the chat
@@ -205,8 +222,14 @@ def drive_users(base: str | list[str], questions: list[str], users: int, turns: 
         def ask_turn(n: int, question: str) -> None:
             p = (n + turns_done[n]) % len(bases)
             turns_done[n] += 1
-            output = queue_call(clients[names[n]], bases[p], fn_indexes[p], session_hashes[n][p],
-                                [question, histories[n][p], None], turn_timeout_s)
+            output = queue_call(
+                clients[names[n]],
+                bases[p],
+                fn_indexes[p],
+                session_hashes[n][p],
+                [question, histories[n][p], None],
+                turn_timeout_s,
+            )
             histories[n][p] = output[0]
             reply = _reply_text(histories[n][p])
             if any(marker in reply for marker in FAILED_REPLIES):
@@ -218,8 +241,13 @@ def drive_users(base: str | list[str], questions: list[str], users: int, turns: 
     finally:
         for client in clients.values():
             client.close()
-    return {"latencies": run.latencies, "errors": run.errors, "answered": dict(zip(names, run.answered)),
-            "wall_s": run.wall_s, "client_cpu_s": client_cpu}
+    return {
+        "latencies": run.latencies,
+        "errors": run.errors,
+        "answered": dict(zip(names, run.answered, strict=False)),
+        "wall_s": run.wall_s,
+        "client_cpu_s": client_cpu,
+    }
 
 
 def lost_turns(home: Path, answered: dict[str, list[str]]) -> tuple[int, dict[str, int]]:
@@ -231,7 +259,9 @@ def lost_turns(home: Path, answered: dict[str, list[str]]) -> tuple[int, dict[st
     memory = MemoryService(Path(home) / "users")
     lost, sessions = 0, {}
     for name, questions in answered.items():
-        identity = accounts.get(name).identity()
+        account = accounts.get(name)
+        assert account is not None, f"no account {name!r}: the benchmark made every user's"
+        identity = account.identity()
         ids = memory.sessions(identity)
         sessions[name] = len(ids)
         stored = Counter(row["user_text"] for sid in ids for row in memory.history(identity, sid))
@@ -239,9 +269,15 @@ def lost_turns(home: Path, answered: dict[str, list[str]]) -> tuple[int, dict[st
     return lost, sessions
 
 
-def measure_concurrency_http(service, questions: list[str], users: int = 20,
-                             turns: int = 10, deadline_s: float = 600.0, turn_timeout_s: float = 120.0,
-                             warmup: int = 5) -> dict:
+def measure_concurrency_http(
+    service,
+    questions: list[str],
+    users: int = 20,
+    turns: int = 10,
+    deadline_s: float = 600.0,
+    turn_timeout_s: float = 120.0,
+    warmup: int = 5,
+) -> dict:
     """`users` logged-in users asking `turns` questions each, all at once, through the running app.
 
     `service` (a `WarrantService`) has already ingested the corpus into its state directory, which
@@ -258,12 +294,21 @@ def measure_concurrency_http(service, questions: list[str], users: int = 20,
         run = drive_users(base, questions, users, turns, deadline_s, turn_timeout_s)
     lost, sessions = lost_turns(home, run["answered"])
     done = len(run["latencies"])
-    return {"mode": "http", "users": users, "turns_per_user": turns, "client": "httpx: POST /login cookie, gradio queue/join + queue/data (SSE), as the page",
-            "latency_ms": summarise(run["latencies"]), "errors": len(run["errors"]),
-            "error_samples": run["errors"][:5], "lost_turns": lost,
-            "not_run_before_deadline": users * turns - done - len(run["errors"]),
-            "sessions_per_user_max": max(sessions.values(), default=0),
-            "wall_s": round(run["wall_s"], 1), "turns_per_s": round(done / run["wall_s"], 1) if run["wall_s"] else 0.0,
-            "app_start_s": round(start_s, 1), "warmup": warmup,
-            # The simulated browsers share the 2 CPUs with the app: their share of the machine.
-            "client_cpu_share": round(run["client_cpu_s"] / (run["wall_s"] * (os.cpu_count() or 1)), 2)}
+    return {
+        "mode": "http",
+        "users": users,
+        "turns_per_user": turns,
+        "client": "httpx: POST /login cookie, gradio queue/join + queue/data (SSE), as the page",
+        "latency_ms": summarise(run["latencies"]),
+        "errors": len(run["errors"]),
+        "error_samples": run["errors"][:5],
+        "lost_turns": lost,
+        "not_run_before_deadline": users * turns - done - len(run["errors"]),
+        "sessions_per_user_max": max(sessions.values(), default=0),
+        "wall_s": round(run["wall_s"], 1),
+        "turns_per_s": round(done / run["wall_s"], 1) if run["wall_s"] else 0.0,
+        "app_start_s": round(start_s, 1),
+        "warmup": warmup,
+        # The simulated browsers share the 2 CPUs with the app: their share of the machine.
+        "client_cpu_share": round(run["client_cpu_s"] / (run["wall_s"] * (os.cpu_count() or 1)), 2),
+    }

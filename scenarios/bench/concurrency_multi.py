@@ -20,6 +20,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from scenarios.bench.chroma_server import running_chroma_server
 from scenarios.bench.concurrency_http import (
     HOST,
     create_accounts,
@@ -28,7 +29,6 @@ from scenarios.bench.concurrency_http import (
     running_app,
     warm_up,
 )
-from scenarios.bench.chroma_server import running_chroma_server
 
 
 def _log(message: str) -> None:
@@ -43,37 +43,54 @@ def copy_index(source, target) -> int:
     nodes = source.get_nodes(None, with_embeddings=True)
     target.add_nodes(nodes, sentence_vectors=False)
     vectors = source.sentence_vectors.get([(n.node_id, n.get_content()) for n in nodes])
-    target.sentence_vectors.put_rows([
-        (chunk_id, matrix.shape[0], matrix.shape[1], matrix.astype(np.float16).tobytes())
-        for chunk_id, matrix in vectors.items()
-    ])
+    target.sentence_vectors.put_rows(
+        [
+            (chunk_id, matrix.shape[0], matrix.shape[1], matrix.astype(np.float16).tobytes())
+            for chunk_id, matrix in vectors.items()
+        ]
+    )
     return len(nodes)
 
 
-def measure_concurrency_multi(service, questions: list[str], users: int = 20, turns: int = 10, processes: int = 2,
-                              deadline_s: float = 600.0, turn_timeout_s: float = 120.0, warmup: int = 5) -> dict:
+def measure_concurrency_multi(
+    service,
+    questions: list[str],
+    users: int = 20,
+    turns: int = 10,
+    processes: int = 2,
+    deadline_s: float = 600.0,
+    turn_timeout_s: float = 120.0,
+    warmup: int = 5,
+) -> dict:
     """`users` users × `turns` turns through HTTP, alternating between `processes` app processes.
 
     `service` is the single-process bench's `WarrantService`, whose index is copied to the server.
     """
     from governance.accounts import AccountStore
-    from pipeline.retrieve.chroma_client import open_chroma
     from pipeline.ingest.index import ChunkIndex
+    from pipeline.retrieve.chroma_client import open_chroma
     from scenarios.bench.stats import summarise
 
     work = service.config.home.parent / f"multi-{processes}"
     home = work / "home"
     with running_chroma_server(work / "chroma-server") as url:
         config = replace(service.config.with_home(home), chroma_url=url)
-        target = ChunkIndex(config.chroma_dir, service.engine.embed_model, client=open_chroma(config),
-                            collection=config.chroma_collection)
+        target = ChunkIndex(
+            config.chroma_dir,
+            service.engine.embed_model,
+            client=open_chroma(config),
+            collection=config.chroma_collection,
+        )
         copied = copy_index(service.engine.index, target)
         create_accounts(AccountStore(home / "accounts.json"), users)
         _log(f"chroma server at {url} with {copied} chunks; starting {processes} app processes on {HOST}")
         with ExitStack() as stack:
-            apps = [stack.enter_context(running_app(home, config.docs_dir, work / f"app{i}.log",
-                                                    extra_env={"WARRANT_CHROMA_URL": url}))
-                    for i in range(processes)]
+            apps = [
+                stack.enter_context(
+                    running_app(home, config.docs_dir, work / f"app{i}.log", extra_env={"WARRANT_CHROMA_URL": url})
+                )
+                for i in range(processes)
+            ]
             bases = [base for base, _ in apps]
             for base in bases:
                 warm_up(base, questions, warmup, turn_timeout_s)
@@ -81,13 +98,23 @@ def measure_concurrency_multi(service, questions: list[str], users: int = 20, tu
             run = drive_users(bases, questions, users, turns, deadline_s, turn_timeout_s)
     lost, sessions = lost_turns(home, run["answered"])
     done = len(run["latencies"])
-    return {"mode": "http-multi", "processes": processes, "chroma": "server (chroma run on loopback)",
-            "users": users, "turns_per_user": turns,
-            "client": "httpx: POST /login on the first process, that cookie on every process; turns alternate",
-            "latency_ms": summarise(run["latencies"]), "errors": len(run["errors"]),
-            "error_samples": run["errors"][:5], "lost_turns": lost,
-            "not_run_before_deadline": users * turns - done - len(run["errors"]),
-            "sessions_per_user_max": max(sessions.values(), default=0),
-            "wall_s": round(run["wall_s"], 1), "turns_per_s": round(done / run["wall_s"], 1) if run["wall_s"] else 0.0,
-            "app_start_s": [round(start, 1) for _, start in apps], "warmup": warmup, "chunks": copied,
-            "client_cpu_share": round(run["client_cpu_s"] / (run["wall_s"] * (os.cpu_count() or 1)), 2)}
+    return {
+        "mode": "http-multi",
+        "processes": processes,
+        "chroma": "server (chroma run on loopback)",
+        "users": users,
+        "turns_per_user": turns,
+        "client": "httpx: POST /login on the first process, that cookie on every process; turns alternate",
+        "latency_ms": summarise(run["latencies"]),
+        "errors": len(run["errors"]),
+        "error_samples": run["errors"][:5],
+        "lost_turns": lost,
+        "not_run_before_deadline": users * turns - done - len(run["errors"]),
+        "sessions_per_user_max": max(sessions.values(), default=0),
+        "wall_s": round(run["wall_s"], 1),
+        "turns_per_s": round(done / run["wall_s"], 1) if run["wall_s"] else 0.0,
+        "app_start_s": [round(start, 1) for _, start in apps],
+        "warmup": warmup,
+        "chunks": copied,
+        "client_cpu_share": round(run["client_cpu_s"] / (run["wall_s"] * (os.cpu_count() or 1)), 2),
+    }

@@ -13,12 +13,15 @@ from scenarios.bench.stats import summarise
 def bench_identities(users: int):
     from governance.identity import Identity
 
-    return [Identity(user_id=f"local:bench{i:02d}", username=f"bench{i:02d}", role="user",
-                     display_name=f"Bench user {i}") for i in range(users)]
+    return [
+        Identity(user_id=f"local:bench{i:02d}", username=f"bench{i:02d}", role="user", display_name=f"Bench user {i}")
+        for i in range(users)
+    ]
 
 
-def measure_concurrency_service(service, questions: list[str], users: int = 20, turns: int = 10,
-                                deadline_s: float = 600.0) -> dict:
+def measure_concurrency_service(
+    service, questions: list[str], users: int = 20, turns: int = 10, deadline_s: float = 600.0
+) -> dict:
     """`users` threads, each one user with one session asking `turns` questions through
     `WarrantService.chat`; then every user's history is checked for all of its turns.
 
@@ -33,11 +36,19 @@ def measure_concurrency_service(service, questions: list[str], users: int = 20, 
     run = run_users(users, turns, questions, ask_turn, [i.username for i in identities], deadline_s)
     latencies, errors, wall = run.latencies, run.errors, run.wall_s
     lost = 0
-    for identity, session_id, answered in zip(identities, sessions, run.answered):
+    for identity, session_id, answered in zip(identities, sessions, run.answered, strict=False):
         persisted = len(service.memory.history(identity, session_id))
         lost += max(0, len(answered) - persisted)
     not_run = users * turns - len(latencies) - len(errors)
-    return {"mode": "service-level", "users": users, "turns_per_user": turns,
-            "latency_ms": summarise(latencies), "errors": len(errors), "error_samples": errors[:5],
-            "lost_turns": lost, "not_run_before_deadline": not_run, "wall_s": round(wall, 1),
-            "turns_per_s": round(len(latencies) / wall, 1) if wall else 0.0}
+    return {
+        "mode": "service-level",
+        "users": users,
+        "turns_per_user": turns,
+        "latency_ms": summarise(latencies),
+        "errors": len(errors),
+        "error_samples": errors[:5],
+        "lost_turns": lost,
+        "not_run_before_deadline": not_run,
+        "wall_s": round(wall, 1),
+        "turns_per_s": round(len(latencies) / wall, 1) if wall else 0.0,
+    }

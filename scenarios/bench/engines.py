@@ -39,6 +39,7 @@ def make_reranker_baseline(engine):
     reranker = SentenceTransformerRerank(top_n=engine.top_k, model=model_path(), device="cpu")
     reranker._model.max_length = MAX_TOKENS
     return RetrieverQueryEngine.from_args(
-        engine.index.retriever(engine.top_k), node_postprocessors=[reranker],
+        engine.index.retriever(engine.top_k),
+        node_postprocessors=[reranker],
         response_synthesizer=get_response_synthesizer(response_mode="no_text"),
     )

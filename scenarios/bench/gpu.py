@@ -34,8 +34,11 @@ def policy_chunk_texts(docs_dir: Path, min_words: int = 40, max_words: int = 320
     from pipeline.ingest.documents import find_documents, read_document
 
     folder = Path(docs_dir).resolve()
-    return [chunk.text for path in find_documents(folder)
-            for chunk in chunk_document(read_document(path, folder), min_words, max_words)]
+    return [
+        chunk.text
+        for path in find_documents(folder)
+        for chunk in chunk_document(read_document(path, folder), min_words, max_words)
+    ]
 
 
 def prepare(folder: Path, synthetic: int = SYNTHETIC_CHUNKS) -> dict:
@@ -51,15 +54,21 @@ def prepare(folder: Path, synthetic: int = SYNTHETIC_CHUNKS) -> dict:
     folder = Path(folder)
     model_dir = folder / "model"
     shutil.rmtree(model_dir, ignore_errors=True)
-    shutil.copytree(model_path(), model_dir, ignore=shutil.ignore_patterns("model.safetensors", "README.md",
-                                                                         ".gitattributes"))
+    shutil.copytree(
+        model_path(), model_dir, ignore=shutil.ignore_patterns("model.safetensors", "README.md", ".gitattributes")
+    )
     weights = load_file(str(Path(model_path()) / "model.safetensors"))
-    save_file({k: v.to(torch.float16) if v.is_floating_point() else v for k, v in weights.items()},
-              str(model_dir / "model.safetensors"), metadata={"format": "pt"})
+    save_file(
+        {k: v.to(torch.float16) if v.is_floating_point() else v for k, v in weights.items()},
+        str(model_dir / "model.safetensors"),
+        metadata={"format": "pt"},
+    )
     policies = policy_chunk_texts(config.docs_dir, config.chunk_min_words, config.chunk_max_words)
     material = load_material(config.docs_dir, config.chunk_min_words, config.chunk_max_words)
-    texts = {"policies": policies,
-             f"synthetic_{synthetic // 1000}k": [c.text for c in synthetic_chunks(synthetic, material, seed=8)]}
+    texts = {
+        "policies": policies,
+        f"synthetic_{synthetic // 1000}k": [c.text for c in synthetic_chunks(synthetic, material, seed=8)],
+    }
     (folder / "texts.json").write_text(json.dumps(texts), encoding="utf-8")
     reference = load_sentence_model().encode(policies, normalize_embeddings=True, convert_to_numpy=True)
     (folder / "cpu_reference.json").write_text(json.dumps(reference.round(6).tolist()), encoding="utf-8")
@@ -92,12 +101,14 @@ def run_on_device(folder: Path, out: Path, repeats: int = 5) -> dict:
     texts: dict[str, list[str]] = json.loads((folder / "texts.json").read_text(encoding="utf-8"))
     reference = np.asarray(json.loads((folder / "cpu_reference.json").read_text(encoding="utf-8")))
     result: dict = {
-        "device": torch.cuda.get_device_name(0), "torch": torch.__version__,
+        "device": torch.cuda.get_device_name(0),
+        "torch": torch.__version__,
         "sentence_transformers": sentence_transformers.__version__,
-        "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "repeats": repeats,
+        "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "repeats": repeats,
         "corpora": {name: len(items) for name, items in texts.items()},
         "note": "fp16 safetensors copy of all-MiniLM-L6-v2 (carry limit); fp32 rows cast those weights up. "
-                "Each rate is model.encode end to end (tokenise on CPU, forward on GPU, normalise, to numpy).",
+        "Each rate is model.encode end to end (tokenise on CPU, forward on GPU, normalise, to numpy).",
         "rows": [],
     }
     model = SentenceTransformer(str(folder / "model"), device="cuda", local_files_only=True)
@@ -112,10 +123,18 @@ def run_on_device(folder: Path, out: Path, repeats: int = 5) -> dict:
         for corpus, items in texts.items():
             for batch in BATCH_SIZES:
                 median, runs = _chunks_per_s(model, items, batch, repeats)
-                result["rows"].append({"dtype": dtype, "corpus": corpus, "chunks": len(items),
-                                       "batch_size": batch, "chunks_per_s": median, "runs": runs})
+                result["rows"].append(
+                    {
+                        "dtype": dtype,
+                        "corpus": corpus,
+                        "chunks": len(items),
+                        "batch_size": batch,
+                        "chunks_per_s": median,
+                        "runs": runs,
+                    }
+                )
                 print(f"{dtype} {corpus} batch {batch}: {median} chunks/s", flush=True)
-    best = {}
+    best: dict[str, dict] = {}
     for row in result["rows"]:
         key = f"{row['dtype']}_{row['corpus']}"
         if row["chunks_per_s"] > best.get(key, {}).get("chunks_per_s", 0):
@@ -144,29 +163,39 @@ def headline_keys(gpu: dict) -> dict:
 
 
 def markdown_section(gpu: dict) -> list[str]:
-    lines = [f"## GPU embedding throughput (lent {gpu['device']}, not the 2-core CPU target)", "",
-             f"Measured {gpu['when']} on a GPU machine lent to the session (torch {gpu['torch']}, "
-             f"sentence-transformers {gpu['sentence_transformers']}); median of {gpu['repeats']} passes after "
-             "a warm-up, `model.encode` end to end (tokenisation on the CPU included). It is a separate row: "
-             "every other figure in this report is the 2-core CPU. The weights travelled as an fp16 "
-             "safetensors copy (the carry limit is 64 MiB); the fp32 rows cast them back up.", "",
-             f"Minimum cosine to the CPU's fp32 vectors of the policy chunks: fp32 "
-             f"{gpu.get('min_cosine_vs_cpu_fp32')}, fp16 {gpu.get('min_cosine_vs_cpu_fp16')}.", "",
-             *_tokenize_note(gpu),
-             "| dtype | corpus | chunks | batch | chunks/s (median) |", "|---|---|---|---|---|"]
+    lines = [
+        f"## GPU embedding throughput (lent {gpu['device']}, not the 2-core CPU target)",
+        "",
+        f"Measured {gpu['when']} on a GPU machine lent to the session (torch {gpu['torch']}, "
+        f"sentence-transformers {gpu['sentence_transformers']}); median of {gpu['repeats']} passes after "
+        "a warm-up, `model.encode` end to end (tokenisation on the CPU included). It is a separate row: "
+        "every other figure in this report is the 2-core CPU. The weights travelled as an fp16 "
+        "safetensors copy (the carry limit is 64 MiB); the fp32 rows cast them back up.",
+        "",
+        f"Minimum cosine to the CPU's fp32 vectors of the policy chunks: fp32 "
+        f"{gpu.get('min_cosine_vs_cpu_fp32')}, fp16 {gpu.get('min_cosine_vs_cpu_fp16')}.",
+        "",
+        *_tokenize_note(gpu),
+        "| dtype | corpus | chunks | batch | chunks/s (median) |",
+        "|---|---|---|---|---|",
+    ]
     for row in gpu["rows"]:
-        lines.append(f"| {row['dtype']} | {row['corpus']} | {row['chunks']:,} | {row['batch_size']} | "
-                     f"{row['chunks_per_s']:,} |")
-    return lines + [""]
+        lines.append(
+            f"| {row['dtype']} | {row['corpus']} | {row['chunks']:,} | {row['batch_size']} | {row['chunks_per_s']:,} |"
+        )
+    return [*lines, ""]
 
 
 def _tokenize_note(gpu: dict) -> list[str]:
     seconds, chunks = gpu.get("tokenize_policies_s"), gpu.get("corpora", {}).get("policies")
     if not seconds or not chunks:
         return []
-    return [f"Tokenising the {chunks} policy chunks alone took {seconds * 1000:.0f} ms on the device's CPU "
-            f"(~{chunks / seconds:,.0f} chunks/s): the same order as the end-to-end rates, so these rows are "
-            "bound by tokenisation and the Python around the forward pass rather than by the GPU.", ""]
+    return [
+        f"Tokenising the {chunks} policy chunks alone took {seconds * 1000:.0f} ms on the device's CPU "
+        f"(~{chunks / seconds:,.0f} chunks/s): the same order as the end-to-end rates, so these rows are "
+        "bound by tokenisation and the Python around the forward pass rather than by the GPU.",
+        "",
+    ]
 
 
 def merge_into_results(results: dict, path: Path | None = None) -> None:
@@ -192,16 +221,17 @@ def merge_into_reports(out_dir: Path, path: Path | None = None) -> bool:
         marker = "## GPU embedding throughput"
         if marker in text:
             text = text[: text.index(marker)].rstrip() + "\n"
-        text = text.replace("there is no GPU embedding-throughput row.",
-                            "the GPU rows below come from a separate run on a lent GPU machine.")
+        text = text.replace(
+            "there is no GPU embedding-throughput row.",
+            "the GPU rows below come from a separate run on a lent GPU machine.",
+        )
         bench_md.write_text(text.rstrip() + "\n\n" + "\n".join(markdown_section(gpu)), encoding="utf-8")
     return True
 
 
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    usage = ("usage: python -m scenarios.bench.gpu prepare FOLDER | run FOLDER OUT.json | "
-             "merge [REPORTS_DIR]")
+    usage = "usage: python -m scenarios.bench.gpu prepare FOLDER | run FOLDER OUT.json | merge [REPORTS_DIR]"
     if args[:1] == ["prepare"] and len(args) == 2:
         print(prepare(Path(args[1])))
     elif args[:1] == ["run"] and len(args) == 3:

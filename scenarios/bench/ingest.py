@@ -35,8 +35,13 @@ def _bare_encoder(texts: list[str], embed_model) -> tuple[float, float]:
 
     model = load_sentence_model(getattr(embed_model, "device", "cpu"))
     started, cpu = time.perf_counter(), time.process_time()
-    model.encode(texts, batch_size=embed_model.embed_batch_size, normalize_embeddings=True,
-                 convert_to_numpy=True, show_progress_bar=False)
+    model.encode(
+        texts,
+        batch_size=embed_model.embed_batch_size,
+        normalize_embeddings=True,
+        convert_to_numpy=True,
+        show_progress_bar=False,
+    )
     return time.perf_counter() - started, time.process_time() - cpu
 
 
@@ -46,8 +51,12 @@ def encoder_rate(engine, embed_model) -> dict:
 
     texts = [embed_text(n) for n in engine.index.get_nodes(where={"status": "active"})]
     seconds, cpu = _bare_encoder(texts, embed_model)
-    return {"encoder_texts": len(texts), "encoder_seconds": round(seconds, 2), "encoder_cpu_s": round(cpu, 2),
-            "encoder_chunks_per_s": round(len(texts) / seconds, 1)}
+    return {
+        "encoder_texts": len(texts),
+        "encoder_seconds": round(seconds, 2),
+        "encoder_cpu_s": round(cpu, 2),
+        "encoder_chunks_per_s": round(len(texts) / seconds, 1),
+    }
 
 
 def floor_rate(engine, embed_model) -> dict:
@@ -58,8 +67,7 @@ def floor_rate(engine, embed_model) -> dict:
     nodes = engine.index.get_nodes(where={"status": "active"})
     chunks = list(dict.fromkeys(embed_text(n) for n in nodes))
     known = set(chunks)
-    sentences = [s for s in dict.fromkeys(s for n in nodes for s in split_sentences(n.get_content()))
-                 if s not in known]
+    sentences = [s for s in dict.fromkeys(s for n in nodes for s in split_sentences(n.get_content())) if s not in known]
     tokenizer, longest = embed_model._model.tokenizer, embed_model._model.max_seq_length
 
     def tokens(texts: list[str]) -> int:
@@ -68,10 +76,14 @@ def floor_rate(engine, embed_model) -> dict:
     started, cpu = time.perf_counter(), time.process_time()
     embed_model.embed_many(chunks + sentences)
     seconds = time.perf_counter() - started
-    return {"floor_texts": len(chunks) + len(sentences), "floor_seconds": round(seconds, 2),
-            "floor_cpu_s": round(time.process_time() - cpu, 2),
-            "chunk_tokens": tokens(chunks), "sentence_tokens": tokens(sentences),
-            "distinct_sentences": len(sentences)}
+    return {
+        "floor_texts": len(chunks) + len(sentences),
+        "floor_seconds": round(seconds, 2),
+        "floor_cpu_s": round(time.process_time() - cpu, 2),
+        "chunk_tokens": tokens(chunks),
+        "sentence_tokens": tokens(sentences),
+        "distinct_sentences": len(sentences),
+    }
 
 
 def upload_rate(config: Config, embed_model) -> dict:
@@ -79,8 +91,8 @@ def upload_rate(config: Config, embed_model) -> dict:
     from governance.audit import AuditLog
     from governance.identity import Identity
     from governance.library import DocumentLibrary
-    from pipeline.ingest.documents import find_documents
     from pipeline.engine import AnswerEngine
+    from pipeline.ingest.documents import find_documents
 
     engine = AnswerEngine(config, embed_model=embed_model)
     library = DocumentLibrary(engine, AuditLog(config.audit_path), config)
@@ -90,9 +102,12 @@ def upload_rate(config: Config, embed_model) -> dict:
     library.add(Identity("local:admin", "admin", "admin"), prepared)
     seconds = time.perf_counter() - started
     chunks = sum(len(p.chunks) for p in prepared)
-    return {"upload_chunks": chunks, "upload_seconds": round(seconds, 2),
-            "upload_cpu_s": round(time.process_time() - cpu, 2),
-            "upload_chunks_per_s": round(chunks / seconds, 1)}
+    return {
+        "upload_chunks": chunks,
+        "upload_seconds": round(seconds, 2),
+        "upload_cpu_s": round(time.process_time() - cpu, 2),
+        "upload_chunks_per_s": round(chunks / seconds, 1),
+    }
 
 
 def measure_ingest(config: Config, embed_model, work_dir: Path) -> dict:
@@ -104,9 +119,12 @@ def measure_ingest(config: Config, embed_model, work_dir: Path) -> dict:
     started, cpu = time.perf_counter(), time.process_time()
     report = engine.ingest(config.docs_dir)
     seconds = time.perf_counter() - started
-    out = {"chunks": report.chunks_added, "seconds": round(seconds, 2),
-           "cpu_s": round(time.process_time() - cpu, 2),
-           "chunks_per_s": round(report.chunks_added / seconds, 1)}
+    out = {
+        "chunks": report.chunks_added,
+        "seconds": round(seconds, 2),
+        "cpu_s": round(time.process_time() - cpu, 2),
+        "chunks_per_s": round(report.chunks_added / seconds, 1),
+    }
     out.update(upload_rate(config.with_home(work_dir / "upload"), embed_model))
     out.update(encoder_rate(engine, embed_model))
     out.update(floor_rate(engine, embed_model))
@@ -117,7 +135,9 @@ def measure_ingest(config: Config, embed_model, work_dir: Path) -> dict:
     out["ingest_vs_encoder"] = round(out["chunks_per_s"] / out["encoder_chunks_per_s"], 2)
     out["upload_vs_encoder"] = round(out["upload_chunks_per_s"] / out["encoder_chunks_per_s"], 2)
     # CPU time is steadier than wall time on a machine others are using too.
-    out["ingest_vs_encoder_cpu"] = round((out["encoder_cpu_s"] / out["encoder_texts"]) / (out["cpu_s"] / out["chunks"]), 2)
+    out["ingest_vs_encoder_cpu"] = round(
+        (out["encoder_cpu_s"] / out["encoder_texts"]) / (out["cpu_s"] / out["chunks"]), 2
+    )
     out["embed_batch_size"] = embed_model.embed_batch_size
     return out
 
@@ -131,8 +151,13 @@ def medians(rounds: list[dict]) -> dict:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m scenarios.bench.ingest", description=__doc__.split("\n")[0])
-    parser.add_argument("--repeat", type=int, default=1, help="rounds, each on fresh state directories; "
-                        "with more than one, the median of each number is printed (default: 1)")
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="rounds, each on fresh state directories; "
+        "with more than one, the median of each number is printed (default: 1)",
+    )
     args = parser.parse_args(argv)
     set_offline_environment()
     from pipeline.ingest.embedding import MiniLMEmbedding

@@ -28,13 +28,13 @@ from pathlib import Path
 from pipeline.ground.config import REPO_ROOT, Config, load_config, set_offline_environment
 from scenarios.bench import gpu as bench_gpu
 from scenarios.bench.cold_start import measure_cold_start
-from scenarios.bench.engines import make_baseline, make_engine, make_reranker_baseline
-from scenarios.bench.ingest import encoder_rate, upload_rate
 from scenarios.bench.concurrency_http import measure_concurrency_http
 from scenarios.bench.concurrency_multi import measure_concurrency_multi
+from scenarios.bench.concurrency_service import measure_concurrency_service
+from scenarios.bench.engines import make_baseline, make_engine, make_reranker_baseline
+from scenarios.bench.ingest import encoder_rate, upload_rate
 from scenarios.bench.report import PERTURB_ABOVE, TIMING_KEYS, check_targets, headline, render_table, write_reports
 from scenarios.bench.scale import measure_scale
-from scenarios.bench.concurrency_service import measure_concurrency_service
 from scenarios.bench.stats import disk_usage_mb, summarise
 
 REPORTS = Path(__file__).resolve().parents[1] / "reports"
@@ -92,12 +92,18 @@ def measure_warm(engine, questions: list[str], repeat: int = 3, warmup: int = 5)
                     other.query(q)
                     times[name].append((time.perf_counter() - t) * 1000)
     ask, base, rerank = summarise(times["ask"]), summarise(times["baseline"]), summarise(times["reranker"])
-    return {"ask": ask, "baseline": base, "reranker_baseline": rerank,
-            "breakdown": {k: summarise(v) for k, v in parts.items()},
-            "decisions": decisions, "questions": len(questions), "repeat": repeat,
-            "p50_vs_baseline": round(ask["p50"] / base["p50"], 2),
-            "p95_vs_baseline": round(ask["p95"] / base["p95"], 2),
-            "p95_vs_reranker_baseline": round(ask["p95"] / rerank["p95"], 2)}
+    return {
+        "ask": ask,
+        "baseline": base,
+        "reranker_baseline": rerank,
+        "breakdown": {k: summarise(v) for k, v in parts.items()},
+        "decisions": decisions,
+        "questions": len(questions),
+        "repeat": repeat,
+        "p50_vs_baseline": round(ask["p50"] / base["p50"], 2),
+        "p95_vs_baseline": round(ask["p95"] / base["p95"], 2),
+        "p95_vs_reranker_baseline": round(ask["p95"] / rerank["p95"], 2),
+    }
 
 
 # -- ingest ---------------------------------------------------------------------------------
@@ -107,19 +113,33 @@ def measure_policy_ingest(config: Config, embed_model) -> tuple[object, dict]:
     started = time.perf_counter()
     report = engine.ingest(config.docs_dir)
     seconds = time.perf_counter() - started
-    return engine, {"documents": report.documents, "chunks": report.chunks_added,
-                    "seconds": round(seconds, 2),
-                    "chunks_per_s": round(report.chunks_added / seconds, 1) if seconds else 0.0,
-                    "embed_batch_size": getattr(embed_model, "embed_batch_size", None),
-                    "index_mb": disk_usage_mb(config.chroma_dir)}
-
+    return engine, {
+        "documents": report.documents,
+        "chunks": report.chunks_added,
+        "seconds": round(seconds, 2),
+        "chunks_per_s": round(report.chunks_added / seconds, 1) if seconds else 0.0,
+        "embed_batch_size": getattr(embed_model, "embed_batch_size", None),
+        "index_mb": disk_usage_mb(config.chroma_dir),
+    }
 
 
 # -- entry point ----------------------------------------------------------------------------------
-def run_bench(sizes: list[int], repeat: int, users: int, turns: int, cold_runs: int,
-              out_dir: Path | None, work_dir: Path, embed_model=None, max_questions: int = 0,
-              scale_cold_runs: int = 0, concurrency: str = "both", perturb_above: int = PERTURB_ABOVE,
-              warmup: int = 5, processes: int = 2) -> dict:
+def run_bench(
+    sizes: list[int],
+    repeat: int,
+    users: int,
+    turns: int,
+    cold_runs: int,
+    out_dir: Path | None,
+    work_dir: Path,
+    embed_model=None,
+    max_questions: int = 0,
+    scale_cold_runs: int = 0,
+    concurrency: str = "both",
+    perturb_above: int = PERTURB_ABOVE,
+    warmup: int = 5,
+    processes: int = 2,
+) -> dict:
     """Run every part in temporary homes under `work_dir`; returns the results (and writes reports).
 
     `concurrency`: "http" (the running app, the headline `concurrent_*` keys), "service"
@@ -138,10 +158,17 @@ def run_bench(sizes: list[int], repeat: int, users: int, turns: int, cold_runs: 
     if max_questions:
         questions = questions[:max_questions]
     base = load_config()
-    results: dict = {"environment": {
-        "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "cpus": os.cpu_count(),
-        "python": platform.python_version(), "platform": platform.platform(), "sizes": sizes,
-        "perturb_above": perturb_above, "gpu": _gpu_name()}}
+    results: dict = {
+        "environment": {
+            "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            "sizes": sizes,
+            "perturb_above": perturb_above,
+            "gpu": _gpu_name(),
+        }
+    }
 
     home = work_dir / "policies"
     _log("ingest: policy corpus into a fresh home")
@@ -162,10 +189,13 @@ def run_bench(sizes: list[int], repeat: int, users: int, turns: int, cold_runs: 
             _log(f"concurrency: {users} users x {turns} turns through HTTP (python app.py on loopback)")
             results["concurrency"] = measure_concurrency_http(service, questions, users, turns, warmup=warmup)
             if processes >= 2:
-                _log(f"concurrency: {users} users x {turns} turns through HTTP, {processes} app processes "
-                     "over one state directory and a Chroma server")
-                results["concurrency_multi"] = measure_concurrency_multi(service, questions, users, turns,
-                                                                         processes=processes, warmup=warmup)
+                _log(
+                    f"concurrency: {users} users x {turns} turns through HTTP, {processes} app processes "
+                    "over one state directory and a Chroma server"
+                )
+                results["concurrency_multi"] = measure_concurrency_multi(
+                    service, questions, users, turns, processes=processes, warmup=warmup
+                )
         if concurrency in ("service", "both"):
             _log(f"concurrency: {users} users x {turns} turns (service-level)")
             results["concurrency_service"] = measure_concurrency_service(service, questions, users, turns)
@@ -173,8 +203,15 @@ def run_bench(sizes: list[int], repeat: int, users: int, turns: int, cold_runs: 
     if sizes:
         # Reports are written before the long scale phase too, so a partial run still leaves numbers.
         _checkpoint(results, out_dir, pending=f"scale {sizes} still running")
-        results["scale"] = measure_scale(base.with_home(work_dir / "scale"), embed_model, sizes, questions,
-                                         repeat=1, cold_runs=scale_cold_runs, perturb_above=perturb_above)
+        results["scale"] = measure_scale(
+            base.with_home(work_dir / "scale"),
+            embed_model,
+            sizes,
+            questions,
+            repeat=1,
+            cold_runs=scale_cold_runs,
+            perturb_above=perturb_above,
+        )
     _checkpoint(results, out_dir)
     return results
 
@@ -205,33 +242,59 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--users", type=int, default=20)
     parser.add_argument("--turns", type=int, default=10)
     parser.add_argument("--cold-runs", type=int, default=3)
-    parser.add_argument("--scale-cold-runs", type=int, default=1,
-                        help="cold-start runs at each synthetic size (0 to skip)")
-    parser.add_argument("--concurrency", choices=CONCURRENCY_MODES, default="both",
-                        help="http: the running app (headline); service: WarrantService.chat; both")
+    parser.add_argument(
+        "--scale-cold-runs", type=int, default=1, help="cold-start runs at each synthetic size (0 to skip)"
+    )
+    parser.add_argument(
+        "--concurrency",
+        choices=CONCURRENCY_MODES,
+        default="both",
+        help="http: the running app (headline); service: WarrantService.chat; both",
+    )
     parser.add_argument("--no-concurrency", action="store_true", help="same as --concurrency none")
-    parser.add_argument("--processes", type=int, default=2,
-                        help="app processes for the multi-process HTTP row (Chroma server; below 2: skipped)")
-    parser.add_argument("--perturb-above", type=int, default=PERTURB_ABOVE,
-                        help="synthetic sizes above this get perturbed real vectors instead of model "
-                             "embeddings (latency/size/memory only; ingest speed stays real)")
-    parser.add_argument("--out", default=None,
-                        help=f"folder for bench.json and bench.md (default {REPORTS}; with --quick, a "
-                             "temporary folder, so a development run never replaces the full results)")
+    parser.add_argument(
+        "--processes",
+        type=int,
+        default=2,
+        help="app processes for the multi-process HTTP row (Chroma server; below 2: skipped)",
+    )
+    parser.add_argument(
+        "--perturb-above",
+        type=int,
+        default=PERTURB_ABOVE,
+        help="synthetic sizes above this get perturbed real vectors instead of model "
+        "embeddings (latency/size/memory only; ingest speed stays real)",
+    )
+    parser.add_argument(
+        "--out",
+        default=None,
+        help=f"folder for bench.json and bench.md (default {REPORTS}; with --quick, a "
+        "temporary folder, so a development run never replaces the full results)",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the temporary state folders")
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()] if args.sizes else []
     repeat, cold_runs = args.repeat, args.cold_runs
     if args.quick:
         sizes, repeat, cold_runs = [2000], 1, 1
-    out = Path(args.out) if args.out else (Path(tempfile.gettempdir()) / "warrant-bench-quick" if args.quick
-                                          else REPORTS)
+    out = (
+        Path(args.out) if args.out else (Path(tempfile.gettempdir()) / "warrant-bench-quick" if args.quick else REPORTS)
+    )
     work_dir = Path(tempfile.mkdtemp(prefix="warrant-bench-"))
     try:
-        results = run_bench(sizes, repeat, args.users, args.turns, cold_runs, out, work_dir,
-                            scale_cold_runs=args.scale_cold_runs,
-                            concurrency="none" if args.no_concurrency else args.concurrency,
-                            perturb_above=args.perturb_above, processes=args.processes)
+        results = run_bench(
+            sizes,
+            repeat,
+            args.users,
+            args.turns,
+            cold_runs,
+            out,
+            work_dir,
+            scale_cold_runs=args.scale_cold_runs,
+            concurrency="none" if args.no_concurrency else args.concurrency,
+            perturb_above=args.perturb_above,
+            processes=args.processes,
+        )
     finally:
         if args.keep:
             _log(f"state kept in {work_dir}")
@@ -240,4 +303,3 @@ def main(argv: list[str] | None = None) -> int:
     print(render_table(results))
     print(f"\nwrote {out / 'bench.json'} and {out / 'bench.md'}")
     return 0
-

@@ -23,8 +23,9 @@ def _log(message: str) -> None:
     print(f"[bench {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
-def _sentence_rows(chunk_id: str, text: str, sources: list[int], sentence_vectors: np.ndarray
-                   ) -> tuple[str, int, int, bytes]:
+def _sentence_rows(
+    chunk_id: str, text: str, sources: list[int], sentence_vectors: np.ndarray
+) -> tuple[str, int, int, bytes]:
     """A stored sentence-vector row for a synthetic chunk: one row per sentence of its text, the
     real vector of the source sentence at that position (the last one if the split differs)."""
     from pipeline.language.text import split_sentences
@@ -34,8 +35,9 @@ def _sentence_rows(chunk_id: str, text: str, sources: list[int], sentence_vector
     return chunk_id, count, rows.shape[1], rows.astype(np.float16).tobytes()
 
 
-def add_synthetic(engine, material, count: int, start: int, seed: int = 8, batch: int = 2000,
-                  sentence_vectors=None) -> float:
+def add_synthetic(
+    engine, material, count: int, start: int, seed: int = 8, batch: int = 2000, sentence_vectors=None
+) -> float:
     """Index `count` synthetic chunks (Chunk → chunk_to_node → ChunkIndex.add_nodes); seconds.
 
     With `sentence_vectors` (real embeddings of `material.sentences`), chunks get perturbed real
@@ -60,9 +62,12 @@ def add_synthetic(engine, material, count: int, start: int, seed: int = 8, batch
         if sentence_vectors is not None and hasattr(engine.index, "sentence_vectors"):
             # Stand-in sentence vectors too: embedding 90k chunks' sentences would take hours.
             engine.index.add_nodes(nodes, sentence_vectors=False)
-            engine.index.sentence_vectors.put_rows([
-                _sentence_rows(node.node_id, node.get_content(), sources, sentence_vectors)
-                for node, sources in zip(nodes, node_sources)])
+            engine.index.sentence_vectors.put_rows(
+                [
+                    _sentence_rows(node.node_id, node.get_content(), sources, sentence_vectors)
+                    for node, sources in zip(nodes, node_sources, strict=False)
+                ]
+            )
         else:
             engine.index.add_nodes(nodes)
         seconds += time.perf_counter() - t
@@ -71,8 +76,15 @@ def add_synthetic(engine, material, count: int, start: int, seed: int = 8, batch
     return seconds
 
 
-def measure_scale(config: Config, embed_model, sizes: list[int], questions: list[str],
-                  repeat: int = 1, cold_runs: int = 0, perturb_above: int = PERTURB_ABOVE) -> dict:
+def measure_scale(
+    config: Config,
+    embed_model,
+    sizes: list[int],
+    questions: list[str],
+    repeat: int = 1,
+    cold_runs: int = 0,
+    perturb_above: int = PERTURB_ABOVE,
+) -> dict:
     """Grow one index (policies + synthetic chunks) through `sizes`, measuring at each size.
 
     Sizes up to `perturb_above` are embedded with the model (their chunks/s is a real ingest
@@ -95,10 +107,13 @@ def measure_scale(config: Config, embed_model, sizes: list[int], questions: list
             # One array up front: converting the list per chunk cost ~30 ms a chunk.
             sentence_vectors = np.asarray(embed_model.get_text_embedding_batch(material.sentences))
             _log(f"scale: embedded {len(material.sentences)} source sentences in {time.perf_counter() - t:.1f}s")
-        _log(f"scale: adding {add:,} synthetic chunks to reach {size:,} "
-             f"({'perturbed real vectors' if perturbed else 'embedded with the model'})")
-        seconds = add_synthetic(engine, material, add, start=have,
-                                sentence_vectors=sentence_vectors if perturbed else None)
+        _log(
+            f"scale: adding {add:,} synthetic chunks to reach {size:,} "
+            f"({'perturbed real vectors' if perturbed else 'embedded with the model'})"
+        )
+        seconds = add_synthetic(
+            engine, material, add, start=have, sentence_vectors=sentence_vectors if perturbed else None
+        )
         have = size
         t = time.perf_counter()
         engine.refresh()
@@ -116,14 +131,17 @@ def measure_scale(config: Config, embed_model, sizes: list[int], questions: list
                 baseline.query(q)
                 base_ms.append((time.perf_counter() - t) * 1000)
         entry = {
-            "chunks": engine.index.count(), "synthetic_chunks": size,
+            "chunks": engine.index.count(),
+            "synthetic_chunks": size,
             "vectors": "perturbed" if perturbed else "embedded",
             # With perturbed vectors this is Chroma + LlamaIndex insertion only, not an ingest speed.
             "ingest_seconds": round(seconds, 1),
             ("index_chunks_per_s" if perturbed else "ingest_chunks_per_s"): round(add / seconds, 1),
             "refresh_term_stats_s": round(refresh_s, 2),
-            "retrieve_ms": summarise(retrieve_ms), "ask_ms": summarise(ask_ms),
-            "baseline_ms": summarise(base_ms), "index_mb": disk_usage_mb(config.chroma_dir),
+            "retrieve_ms": summarise(retrieve_ms),
+            "ask_ms": summarise(ask_ms),
+            "baseline_ms": summarise(base_ms),
+            "index_mb": disk_usage_mb(config.chroma_dir),
             "peak_rss_mb": peak_rss_mb(),
         }
         entry["ask_p95_vs_baseline"] = round(entry["ask_ms"]["p95"] / entry["baseline_ms"]["p95"], 2)
@@ -131,8 +149,9 @@ def measure_scale(config: Config, embed_model, sizes: list[int], questions: list
             entry["cold_start"] = measure_cold_start(config.home, questions[0], cold_runs)
             if size == max(sizes):
                 # The same start without the stored term statistics: what it cost before they were kept.
-                entry["cold_start_recount_stats"] = measure_cold_start(config.home, questions[0], 1,
-                                                                       drop_term_stats=True)
+                entry["cold_start_recount_stats"] = measure_cold_start(
+                    config.home, questions[0], 1, drop_term_stats=True
+                )
         results[str(size)] = entry
         _log(f"scale {size:,}: ask p95 {entry['ask_ms']['p95']} ms, index {entry['index_mb']} MB")
     return results

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 
 @dataclass
@@ -21,8 +21,15 @@ class LoadResult:
     wall_s: float = 0.0
 
 
-def run_users(users: int, turns: int, questions: list[str], ask_turn: Callable[[int, str], None],
-              labels: list[str], deadline_s: float, join_slack_s: float = 30.0) -> LoadResult:
+def run_users(
+    users: int,
+    turns: int,
+    questions: list[str],
+    ask_turn: Callable[[int, str], None],
+    labels: list[str],
+    deadline_s: float,
+    join_slack_s: float = 30.0,
+) -> LoadResult:
     """`ask_turn(user, question)` runs one turn of user number `user` and raises when it fails."""
     result = LoadResult(answered=[[] for _ in range(users)])
     lock = threading.Lock()

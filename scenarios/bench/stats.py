@@ -19,8 +19,12 @@ def percentile(values: list[float], q: float) -> float:
 def summarise(values: list[float]) -> dict[str, float]:
     if not values:
         return {"n": 0, "p50": float("nan"), "p95": float("nan"), "mean": float("nan")}
-    return {"n": len(values), "p50": round(statistics.median(values), 2),
-            "p95": round(percentile(values, 95), 2), "mean": round(statistics.fmean(values), 2)}
+    return {
+        "n": len(values),
+        "p50": round(statistics.median(values), 2),
+        "p95": round(percentile(values, 95), 2),
+        "mean": round(statistics.fmean(values), 2),
+    }
 
 
 def peak_rss_mb() -> float:

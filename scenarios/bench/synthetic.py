@@ -19,9 +19,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from pipeline.ground.records import Chunk
 from pipeline.ingest.chunking import chunk_document
 from pipeline.ingest.documents import find_documents, read_document
-from pipeline.ground.records import Chunk
 from pipeline.language.text import split_sentences
 
 _NUMBER = re.compile(r"\d+")
@@ -32,12 +32,23 @@ _NAMES = {
     "M.Tech": ("M.Tech", "M.Sc", "MBA", "M.Des", "M.Phil"),
     "Ph.D": ("Ph.D", "D.Phil", "DBA", "Ed.D"),
     "Head of the Department": ("Head of the Department", "Programme Chair", "Course Director"),
-    "Controller of Examinations": ("Controller of Examinations", "Examinations Officer",
-                                   "Assessment Registrar"),
+    "Controller of Examinations": ("Controller of Examinations", "Examinations Officer", "Assessment Registrar"),
 }
 _NAME_PATTERN = re.compile("|".join(re.escape(k) for k in sorted(_NAMES, key=len, reverse=True)))
-_FACULTIES = ("Engineering", "Sciences", "Design", "Management", "Humanities", "Law", "Medicine",
-              "Architecture", "Education", "Pharmacy", "Agriculture", "Computing")
+_FACULTIES = (
+    "Engineering",
+    "Sciences",
+    "Design",
+    "Management",
+    "Humanities",
+    "Law",
+    "Medicine",
+    "Architecture",
+    "Education",
+    "Pharmacy",
+    "Agriculture",
+    "Computing",
+)
 _CAMPUSES = ("North", "South", "East", "West", "Central", "Riverside", "Hill", "Lake")
 
 
@@ -87,8 +98,9 @@ def synthetic_chunks(count: int, material: SourceMaterial, seed: int = 8, start:
     return [chunk for chunk, _sources in synthetic_chunks_with_sources(count, material, seed, start)]
 
 
-def synthetic_chunks_with_sources(count: int, material: SourceMaterial, seed: int = 8,
-                                  start: int = 0) -> list[tuple[Chunk, list[int]]]:
+def synthetic_chunks_with_sources(
+    count: int, material: SourceMaterial, seed: int = 8, start: int = 0
+) -> list[tuple[Chunk, list[int]]]:
     """Like `synthetic_chunks`, each with the indices (into `material.sentences`) of its sentences."""
     chunks = []
     for i in range(start, start + count):
@@ -106,23 +118,39 @@ def synthetic_chunks_with_sources(count: int, material: SourceMaterial, seed: in
         text = " ".join(body)
         doc_number = i // 40  # ~40 chunks per synthetic document
         doc_rng = random.Random(f"{seed}:doc:{doc_number}")
-        title = (f"{doc_rng.choice(material.titles)} - Faculty of {doc_rng.choice(_FACULTIES)}, "
-                 f"{doc_rng.choice(_CAMPUSES)} Campus")
+        title = (
+            f"{doc_rng.choice(material.titles)} - Faculty of {doc_rng.choice(_FACULTIES)}, "
+            f"{doc_rng.choice(_CAMPUSES)} Campus"
+        )
         section_no = f"{i % 40 // 5 + 1}.{i % 5 + 1}"
         section = f"{section_no} {rng.choice(material.sections)}"
         digest = hashlib.sha256(text.encode()).hexdigest()[:12]
         doc_id = f"synthetic-{doc_number:05d}"
-        chunks.append((Chunk(
-            chunk_id=f"{doc_id}::{i:06d}::{digest}", doc_id=doc_id, title=title, section=section,
-            section_numbers=section_no, text=text, version="1.0", effective_date="2026-07-01",
-            owner=f"Office of the Dean, Faculty of {doc_rng.choice(_FACULTIES)}",
-            source=f"synthetic/{doc_id}.md", position=i % 40, content_hash=digest,
-        ), sources))
+        chunks.append(
+            (
+                Chunk(
+                    chunk_id=f"{doc_id}::{i:06d}::{digest}",
+                    doc_id=doc_id,
+                    title=title,
+                    section=section,
+                    section_numbers=section_no,
+                    text=text,
+                    version="1.0",
+                    effective_date="2026-07-01",
+                    owner=f"Office of the Dean, Faculty of {doc_rng.choice(_FACULTIES)}",
+                    source=f"synthetic/{doc_id}.md",
+                    position=i % 40,
+                    content_hash=digest,
+                ),
+                sources,
+            )
+        )
     return chunks
 
 
-def perturbed_vector(sources: list[int], sentence_vectors, index: int, seed: int = 8,
-                     noise: float = 0.015) -> list[float]:
+def perturbed_vector(
+    sources: list[int], sentence_vectors, index: int, seed: int = 8, noise: float = 0.015
+) -> list[float]:
     """A stand-in embedding for synthetic chunk `index`, without running the model on it.
 
     The mean of the real MiniLM embeddings of the sentences the chunk was built from, plus seeded

@@ -18,8 +18,16 @@ from pipeline.ground.config import Config, load_config
 REPORTS_DIR = Path(__file__).resolve().parents[1] / "reports"
 
 
-def run(home: Path, out: Path, only: list[str] | None = None, loo: bool = True, loo_limit: int | None = None,
-        embed_model=None, quiet: bool = False, config: Config | None = None) -> dict:
+def run(
+    home: Path,
+    out: Path,
+    only: list[str] | None = None,
+    loo: bool = True,
+    loo_limit: int | None = None,
+    embed_model=None,
+    quiet: bool = False,
+    config: Config | None = None,
+) -> dict:
     """The whole benchmark on state directory `home`; returns the report dict (also written to `out`).
     `config`: settings to run with (default: the environment's), e.g. an LLM endpoint for the
     generative mode (scenarios/suite/generative.py)."""
@@ -52,9 +60,16 @@ def run(home: Path, out: Path, only: list[str] | None = None, loo: bool = True, 
             engine.ingest(config.docs_dir)
             loo_result = leave_one_out(engine, items)
         say(f"leave-one-out done in {time.perf_counter() - started:.1f}s")
-    report = build_report(compute(result.system), compute(result.baseline), result.sessions, result.turns,
-                          loo_result, service.engine.tau, result.system,
-                          extra={"state_dir": str(home), "seconds": round(time.perf_counter() - started, 1)},
-                          baseline_outcomes=result.baseline)
+    report = build_report(
+        compute(result.system),
+        compute(result.baseline),
+        result.sessions,
+        result.turns,
+        loo_result,
+        service.engine.tau,
+        result.system,
+        extra={"state_dir": str(home), "seconds": round(time.perf_counter() - started, 1)},
+        baseline_outcomes=result.baseline,
+    )
     write_all(report, result.system, result.baseline, out)
     return report

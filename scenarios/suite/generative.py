@@ -36,6 +36,7 @@ def _pct(values: list[float], q: float) -> float | None:
 
 def _faults_reaching_users(injected: list[dict], answers: list[str]) -> list[dict]:
     """Injected faulty sentences (their words, markers stripped) found in any answer a user got."""
+
     def words(text: str) -> str:
         return " ".join(re.findall(r"[a-z0-9]+", re.sub(r"\[\d+\]", " ", text).lower()))
 
@@ -65,25 +66,38 @@ def latency(engine, items: list[dict]) -> dict:
         generative = engine.ask(item["question"], log=False)
         if extractive.decision != "answer" or generative.generation is None:
             continue
-        rows.append((extractive.timings_ms["total"], generative.timings_ms["total"],
-                     generative.timings_ms.get("generate", 0.0), generative.timings_ms.get("verify_generated", 0.0)))
+        rows.append(
+            (
+                extractive.timings_ms["total"],
+                generative.timings_ms["total"],
+                generative.timings_ms.get("generate", 0.0),
+                generative.timings_ms.get("verify_generated", 0.0),
+            )
+        )
     engine.generator = writer
-    ext, gen, call, verify = (list(col) for col in zip(*rows)) if rows else ([], [], [], [])
-    added = [g - e for e, g in zip(ext, gen)]
-    return {"answers_timed": len(rows),
-            "extractive_ms_p50": _pct(ext, 50), "extractive_ms_p95": _pct(ext, 95),
-            "generative_ms_p50": _pct(gen, 50), "generative_ms_p95": _pct(gen, 95),
-            "added_ms_p50": _pct(added, 50), "added_ms_p95": _pct(added, 95),
-            "llm_call_ms_p50": _pct(call, 50), "llm_call_ms_p95": _pct(call, 95),
-            "verification_ms_p50": _pct(verify, 50), "verification_ms_p95": _pct(verify, 95)}
+    ext, gen, call, verify = (list(col) for col in zip(*rows, strict=False)) if rows else ([], [], [], [])
+    added = [g - e for e, g in zip(ext, gen, strict=False)]
+    return {
+        "answers_timed": len(rows),
+        "extractive_ms_p50": _pct(ext, 50),
+        "extractive_ms_p95": _pct(ext, 95),
+        "generative_ms_p50": _pct(gen, 50),
+        "generative_ms_p95": _pct(gen, 95),
+        "added_ms_p50": _pct(added, 50),
+        "added_ms_p95": _pct(added, 95),
+        "llm_call_ms_p50": _pct(call, 50),
+        "llm_call_ms_p95": _pct(call, 95),
+        "verification_ms_p50": _pct(verify, 50),
+        "verification_ms_p95": _pct(verify, 95),
+    }
 
 
 def run(out: Path, only: list[str] | None, split: str) -> dict:
     sys.path.insert(0, str(REPO_ROOT))
-    from pipeline.ingest.embedding import MiniLMEmbedding
+    from pipeline.answer.generate import generation_summary
     from pipeline.evaluation.golden import ANSWERABLE, load_golden, score
     from pipeline.evaluation.harness import build_engine
-    from pipeline.answer.generate import generation_summary
+    from pipeline.ingest.embedding import MiniLMEmbedding
     from scenarios.suite.benchmark import run as run_scenarios
     from scenarios.suite.runner import load_sessions
     from tests.fake_llm import EvidenceScript, FakeLLM
@@ -95,21 +109,26 @@ def run(out: Path, only: list[str] | None, split: str) -> dict:
         config = replace(load_config(), llm_base_url=fake.base_url, llm_model="fake-scripted", llm_timeout_s=20.0)
         started = time.perf_counter()
         with tempfile.TemporaryDirectory(prefix="warrant-generative-") as home:
-            report = run_scenarios(Path(home), out / "generative", only, loo=False, embed_model=embed_model,
-                                   config=config)
+            report = run_scenarios(
+                Path(home), out / "generative", only, loo=False, embed_model=embed_model, config=config
+            )
         turns = [json.loads(line) for line in (out / "generative" / "turns.jsonl").read_text().splitlines()]
         shown = [t["text"] for t in turns if t["side"] == "system" and t.get("text")]
         scenario_injected = list(script.injected)
         summary["scenarios"] = {
-            "sessions": report["sessions"], "turns": report["turns"],
+            "sessions": report["sessions"],
+            "turns": report["turns"],
             "requests_to_llm": len(fake.requests),
-            "faults_injected": {k: sum(f["fault"] == k for f in scenario_injected)
-                                for k in ("fabricated", "wrong_number", "uncited")},
+            "faults_injected": {
+                k: sum(f["fault"] == k for f in scenario_injected) for k in ("fabricated", "wrong_number", "uncited")
+            },
             "faults_injected_list": scenario_injected,
             "faults_reaching_users": len(_faults_reaching_users(scenario_injected, shown)),
             "memory_facts_sent_to_llm": _memory_in_requests(fake.requests, load_sessions(only=only)),
-            "metrics": report["metrics"], "baseline": report["baseline"],
-            "seconds": round(time.perf_counter() - started, 1)}
+            "metrics": report["metrics"],
+            "baseline": report["baseline"],
+            "seconds": round(time.perf_counter() - started, 1),
+        }
         script.injected.clear()
         items = load_golden(split)
         with tempfile.TemporaryDirectory(prefix="warrant-generative-golden-") as home:
@@ -119,28 +138,34 @@ def run(out: Path, only: list[str] | None, split: str) -> dict:
             golden_injected = list(script.injected)
             golden_shown = [a.text for a in answers if a.decision == "answer"]
             summary["golden"] = {
-                "split": split, "metrics": golden, "generation": generation_summary(answers),
+                "split": split,
+                "metrics": golden,
+                "generation": generation_summary(answers),
                 "faults_injected": len(golden_injected),
-                "faults_reaching_users": len(_faults_reaching_users(golden_injected, golden_shown))}
+                "faults_reaching_users": len(_faults_reaching_users(golden_injected, golden_shown)),
+            }
             answerable = [i for i in items if i["type"] in ANSWERABLE]
             summary["latency"] = latency(engine, answerable)
-    summary["note"] = ("Scripted fake server (tests/fake_llm.py) on loopback, no token delay: the LLM call "
-                       "time is the protocol round trip, so added latency is Warrant's own cost "
-                       "(prompt, client, streaming, parsing and verification), not a model's.")
+    summary["note"] = (
+        "Scripted fake server (tests/fake_llm.py) on loopback, no token delay: the LLM call "
+        "time is the protocol round trip, so added latency is Warrant's own cost "
+        "(prompt, client, streaming, parsing and verification), not a model's."
+    )
     return summary
 
 
 def latency_only(home: Path, split: str) -> dict:
     """The cost-per-answer part alone, on an existing state directory's index (no ingest)."""
     sys.path.insert(0, str(REPO_ROOT))
-    from pipeline.ingest.embedding import MiniLMEmbedding
     from pipeline.engine import AnswerEngine
     from pipeline.evaluation.golden import ANSWERABLE, load_golden
+    from pipeline.ingest.embedding import MiniLMEmbedding
     from tests.fake_llm import EvidenceScript, FakeLLM
 
     with FakeLLM(EvidenceScript()) as fake:
-        config = replace(load_config().with_home(home), llm_base_url=fake.base_url, llm_model="fake-scripted",
-                         llm_timeout_s=20.0)
+        config = replace(
+            load_config().with_home(home), llm_base_url=fake.base_url, llm_model="fake-scripted", llm_timeout_s=20.0
+        )
         engine = AnswerEngine(config, embed_model=MiniLMEmbedding())
         items = [i for i in load_golden(split) if i["type"] in ANSWERABLE]
         return latency(engine, items)
@@ -150,11 +175,11 @@ def verification_cost(split: str) -> dict:
     """Warrant's own verification of a generated reply, alone: the policies chunked (no index), the
     five chunks sharing most words with each answerable golden question as evidence, the fake's
     scripted reply (with its faults) parsed and every sentence checked against its citation."""
+    from pipeline.answer.generate import Evidence, build_messages, verify_reply
+    from pipeline.evaluation.golden import ANSWERABLE, load_golden
+    from pipeline.ground.records import AnswerStyle
     from pipeline.ingest.chunking import chunk_document
     from pipeline.ingest.documents import find_documents, read_document
-    from pipeline.evaluation.golden import ANSWERABLE, load_golden
-    from pipeline.answer.generate import Evidence, build_messages, verify_reply
-    from pipeline.ground.records import AnswerStyle
     from pipeline.language.text import term_set
     from tests.fake_llm import EvidenceScript
 
@@ -166,17 +191,24 @@ def verification_cost(split: str) -> dict:
     for item in (i for i in load_golden(split) if i["type"] in ANSWERABLE):
         wanted = term_set(item["question"])
         ranked = sorted(range(len(chunks)), key=lambda k: -len(wanted & terms[k]))[:5]
-        evidence = [Evidence(n + 1, chunks[k].chunk_id, chunks[k].title, chunks[k].section, chunks[k].text)
-                    for n, k in enumerate(ranked)]
+        evidence = [
+            Evidence(n + 1, chunks[k].chunk_id, chunks[k].title, chunks[k].section, chunks[k].text)
+            for n, k in enumerate(ranked)
+        ]
         messages = build_messages(item["question"], evidence, AnswerStyle())
         reply = script({"messages": [{"role": m.role.value, "content": m.content} for m in messages]})
+        assert isinstance(reply, str)  # EvidenceScript always writes text (no faults)
         started = time.perf_counter()
         kept, removed = verify_reply(reply, evidence, item["question"])
         timings.append((time.perf_counter() - started) * 1000)
         sentences += len(kept) + len(removed)
-    return {"replies": len(timings), "sentences": sentences,
-            "verification_ms_p50": _pct(timings, 50), "verification_ms_p95": _pct(timings, 95),
-            "faults_injected": len(script.injected)}
+    return {
+        "replies": len(timings),
+        "sentences": sentences,
+        "verification_ms_p50": _pct(timings, 50),
+        "verification_ms_p95": _pct(timings, 95),
+        "faults_injected": len(script.injected),
+    }
 
 
 def write_markdown(summary: dict, path: Path) -> None:
@@ -196,30 +228,55 @@ def write_markdown(summary: dict, path: Path) -> None:
         "| --- | --- | --- |",
     ]
     lines += [f"| {k} | {v} | {b.get(k)} |" for k, v in m.items()]
-    lines += ["", f"## Golden `{g['split']}` in generative mode", "",
-              f"Faults injected: {g['faults_injected']}; reaching a user: {g['faults_reaching_users']}. "
-              f"Generation: `{json.dumps(g['generation'])}`", "",
-              "| metric | value |", "| --- | --- |"]
+    lines += [
+        "",
+        f"## Golden `{g['split']}` in generative mode",
+        "",
+        f"Faults injected: {g['faults_injected']}; reaching a user: {g['faults_reaching_users']}. "
+        f"Generation: `{json.dumps(g['generation'])}`",
+        "",
+        "| metric | value |",
+        "| --- | --- |",
+    ]
     lines += [f"| {k} | {v} |" for k, v in g["metrics"].items()]
-    lines += ["", f"## Cost per answer ({lat['answers_timed']} answered golden questions, same index)", "",
-              "| ms | p50 | p95 |", "| --- | --- | --- |"]
-    for key, label in (("extractive_ms", "extractive answer"), ("generative_ms", "generative answer"),
-                       ("added_ms", "added over extractive"), ("llm_call_ms", "LLM call (fake, streamed)"),
-                       ("verification_ms", "verifying the generated sentences")):
+    lines += [
+        "",
+        f"## Cost per answer ({lat['answers_timed']} answered golden questions, same index)",
+        "",
+        "| ms | p50 | p95 |",
+        "| --- | --- | --- |",
+    ]
+    for key, label in (
+        ("extractive_ms", "extractive answer"),
+        ("generative_ms", "generative answer"),
+        ("added_ms", "added over extractive"),
+        ("llm_call_ms", "LLM call (fake, streamed)"),
+        ("verification_ms", "verifying the generated sentences"),
+    ):
         lines.append(f"| {label} | {lat[key + '_p50']} | {lat[key + '_p95']} |")
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m scenarios.suite.generative", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m scenarios.suite.generative",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--out", type=Path, default=REPORTS, help="report folder (default scenarios/reports)")
     parser.add_argument("--only", nargs="+", metavar="NAME", help="run only these scenario sessions")
     parser.add_argument("--golden", choices=["dev", "test"], default="test", help="golden split (default test)")
-    parser.add_argument("--latency-only", type=Path, metavar="HOME",
-                        help="only the cost per answer, on the index already in state directory HOME")
-    parser.add_argument("--verify-only", action="store_true",
-                        help="only the time Warrant's verification of a generated reply takes (no index)")
+    parser.add_argument(
+        "--latency-only",
+        type=Path,
+        metavar="HOME",
+        help="only the cost per answer, on the index already in state directory HOME",
+    )
+    parser.add_argument(
+        "--verify-only",
+        action="store_true",
+        help="only the time Warrant's verification of a generated reply takes (no index)",
+    )
     args = parser.parse_args(argv)
     set_offline_environment()
     if args.verify_only:

@@ -58,8 +58,14 @@ def leave_one_out(engine, items: list[dict]) -> dict:
     for item in items:
         ids = gold_chunk_ids(engine, item)
         if not ids:
-            failures.append({"id": item["id"], "question": item["question"], "decision": "skipped",
-                             "reason": "no chunk found for the gold section"})
+            failures.append(
+                {
+                    "id": item["id"],
+                    "question": item["question"],
+                    "decision": "skipped",
+                    "reason": "no chunk found for the gold section",
+                }
+            )
             continue
         engine.index.update_metadata(ids, status="deprecated")
         engine.refresh()
@@ -74,10 +80,15 @@ def leave_one_out(engine, items: list[dict]) -> dict:
         else:
             facts = item.get("key_facts") or []
             present = bool(facts) and all(f.lower() in answer.text.lower() for f in facts)
-            failures.append({"id": item["id"], "question": item["question"], "decision": answer.decision,
-                             "key_facts_present": present,
-                             "sigma": round(answer.support.sigma, 4) if answer.support else None,
-                             "cited": sorted({f"{c.doc_id} {c.section}" for c in answer.citations}),
-                             "text": answer.text[:300]})
-    return {"abstention_rate": round(abstained / asked, 4) if asked else None, "items": asked,
-            "failures": failures}
+            failures.append(
+                {
+                    "id": item["id"],
+                    "question": item["question"],
+                    "decision": answer.decision,
+                    "key_facts_present": present,
+                    "sigma": round(answer.support.sigma, 4) if answer.support else None,
+                    "cited": sorted({f"{c.doc_id} {c.section}" for c in answer.citations}),
+                    "text": answer.text[:300],
+                }
+            )
+    return {"abstention_rate": round(abstained / asked, 4) if asked else None, "items": asked, "failures": failures}

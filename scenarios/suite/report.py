@@ -23,9 +23,17 @@ def by_category(outcomes: list[Outcome]) -> dict[str, dict]:
     return {k: {**v, "rate": round(v["passed"] / v["turns"], 4)} for k, v in sorted(table.items())}
 
 
-def build_report(metrics: dict, baseline: dict, sessions: int, turns: int, loo: dict | None,
-                 tau: float, system: list[Outcome], extra: dict | None = None,
-                 baseline_outcomes: list[Outcome] | None = None) -> dict:
+def build_report(
+    metrics: dict,
+    baseline: dict,
+    sessions: int,
+    turns: int,
+    loo: dict | None,
+    tau: float,
+    system: list[Outcome],
+    extra: dict | None = None,
+    baseline_outcomes: list[Outcome] | None = None,
+) -> dict:
     return {
         "metrics": metrics,
         "baseline": baseline,
@@ -36,12 +44,23 @@ def build_report(metrics: dict, baseline: dict, sessions: int, turns: int, loo: 
         "loo_abstention_rate": loo["abstention_rate"] if loo else None,
         "loo_items": loo["items"] if loo else 0,
         "loo_failures": loo["failures"] if loo else [],
-        "not_evaluable": [{"session": o.session, "index": o.index, "say": o.say, "why": o.note}
-                          for o in not_evaluable(system)],
+        "not_evaluable": [
+            {"session": o.session, "index": o.index, "say": o.say, "why": o.note} for o in not_evaluable(system)
+        ],
         "categories": {"system": by_category(system), "baseline": by_category(baseline_outcomes or [])},
-        "failed_turns": [{"session": o.session, "index": o.index, "category": o.category, "say": o.say,
-                          "decision": o.decision, "failed": [k for k, v in o.checks.items() if not v],
-                          "text": o.text[:240]} for o in system if o.evaluable and not o.passed],
+        "failed_turns": [
+            {
+                "session": o.session,
+                "index": o.index,
+                "category": o.category,
+                "say": o.say,
+                "decision": o.decision,
+                "failed": [k for k, v in o.checks.items() if not v],
+                "text": o.text[:240],
+            }
+            for o in system
+            if o.evaluable and not o.passed
+        ],
         **(extra or {}),
     }
 
@@ -49,7 +68,13 @@ def build_report(metrics: dict, baseline: dict, sessions: int, turns: int, loo: 
 def _fmt(value) -> str:
     if value is None:
         return "n/a"
-    return f"{value:.1f}" if isinstance(value, float) and value > 1.5 else f"{value:.4f}" if isinstance(value, float) else str(value)
+    return (
+        f"{value:.1f}"
+        if isinstance(value, float) and value > 1.5
+        else f"{value:.4f}"
+        if isinstance(value, float)
+        else str(value)
+    )
 
 
 def write_markdown(report: dict, path: Path) -> None:
@@ -65,24 +90,44 @@ def write_markdown(report: dict, path: Path) -> None:
         "| --- | ---: | ---: | ---: |",
     ]
     for key in METRIC_KEYS:
-        lines.append(f"| {key} | {_fmt(report['metrics'].get(key))} | {_fmt(report['baseline'].get(key))} | "
-                     f"{_fmt(report['paper'].get(key))} |")
-    lines += ["", f"Leave-one-out abstention rate: **{_fmt(report['loo_abstention_rate'])}** over "
-              f"{report.get('loo_items', 0)} answerable golden items (target ≥ 0.9).", ""]
+        lines.append(
+            f"| {key} | {_fmt(report['metrics'].get(key))} | {_fmt(report['baseline'].get(key))} | "
+            f"{_fmt(report['paper'].get(key))} |"
+        )
+    lines += [
+        "",
+        f"Leave-one-out abstention rate: **{_fmt(report['loo_abstention_rate'])}** over "
+        f"{report.get('loo_items', 0)} answerable golden items (target ≥ 0.9).",
+        "",
+    ]
     if report["loo_failures"]:
         redundant = sum(bool(f.get("key_facts_present")) for f in report["loo_failures"])
-        lines += [f"LOO failures (answered although the gold chunks were removed); {redundant} of them still state "
-                  "every key fact, found in another section that repeats it (marked ★):", ""]
-        lines += [f"- `{f['id']}`{' ★' if f.get('key_facts_present') else ''}: {f['question']} → {f['decision']} "
-                  f"{f.get('cited', '')}" for f in report["loo_failures"]]
+        lines += [
+            f"LOO failures (answered although the gold chunks were removed); {redundant} of them still state "
+            "every key fact, found in another section that repeats it (marked ★):",
+            "",
+        ]
+        lines += [
+            f"- `{f['id']}`{' ★' if f.get('key_facts_present') else ''}: {f['question']} → {f['decision']} "
+            f"{f.get('cited', '')}"
+            for f in report["loo_failures"]
+        ]
         lines.append("")
     cats = report.get("categories", {})
     if cats.get("system"):
-        lines += ["## Pass rate by category", "", "| category | turns | system | baseline |", "| --- | ---: | ---: | ---: |"]
+        lines += [
+            "## Pass rate by category",
+            "",
+            "| category | turns | system | baseline |",
+            "| --- | ---: | ---: | ---: |",
+        ]
         for name, row in cats["system"].items():
             base = cats.get("baseline", {}).get(name)
-            lines.append(f"| {name} | {row['turns']} | {row['rate']:.2f} | {base['rate']:.2f} |" if base
-                         else f"| {name} | {row['turns']} | {row['rate']:.2f} | n/a |")
+            lines.append(
+                f"| {name} | {row['turns']} | {row['rate']:.2f} | {base['rate']:.2f} |"
+                if base
+                else f"| {name} | {row['turns']} | {row['rate']:.2f} | n/a |"
+            )
         lines.append("")
     lines += ["## Definitions", ""] + [f"- **{k}**: {v}" for k, v in DEFINITIONS.items()] + [""]
     if report["not_evaluable"]:
@@ -90,10 +135,16 @@ def write_markdown(report: dict, path: Path) -> None:
         lines += [f"- {n['session']} #{n['index']} `{n['say']}`: {n['why']}" for n in report["not_evaluable"]] + [""]
     if report["failed_turns"]:
         lines += [f"## System turns that missed an expectation ({len(report['failed_turns'])})", ""]
-        lines += [f"- {f['session']} #{f['index']} [{f['category']}] \"{f['say'][:90]}\" → {f['decision']}; "
-                  f"failed: {', '.join(f['failed'])}" for f in report["failed_turns"]] + [""]
-    lines += ["Plots: `sigma.png` (σ for answerable vs unanswerable turns, τ marked), `metrics.png` "
-              "(system vs baseline vs paper).", ""]
+        lines += [
+            f'- {f["session"]} #{f["index"]} [{f["category"]}] "{f["say"][:90]}" → {f["decision"]}; '
+            f"failed: {', '.join(f['failed'])}"
+            for f in report["failed_turns"]
+        ] + [""]
+    lines += [
+        "Plots: `sigma.png` (σ for answerable vs unanswerable turns, τ marked), `metrics.png` "
+        "(system vs baseline vs paper).",
+        "",
+    ]
     path.write_text("\n".join(lines), encoding="utf-8")
 
 
@@ -103,8 +154,12 @@ def plot_sigma(system: list[Outcome], tau: float, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    answerable = [o.sigma for o in system if o.kind == "chat" and o.sigma is not None and o.expect.get("decision") == "answer"]
-    unanswerable = [o.sigma for o in system if o.kind == "chat" and o.sigma is not None and o.expect.get("decision") == "abstain"]
+    answerable = [
+        o.sigma for o in system if o.kind == "chat" and o.sigma is not None and o.expect.get("decision") == "answer"
+    ]
+    unanswerable = [
+        o.sigma for o in system if o.kind == "chat" and o.sigma is not None and o.expect.get("decision") == "abstain"
+    ]
     fig, ax = plt.subplots(figsize=(7, 4))
     bins = [i / 40 for i in range(41)]
     ax.hist(answerable, bins=bins, alpha=0.6, label=f"answerable (n={len(answerable)})", color="tab:green")
@@ -126,8 +181,11 @@ def plot_metrics(report: dict, path: Path) -> None:
     import matplotlib.pyplot as plt
 
     keys = [k for k in METRIC_KEYS if not k.startswith("latency")]
-    series = [("system", report["metrics"], "tab:blue"), ("baseline", report["baseline"], "tab:gray"),
-              ("paper", report["paper"], "tab:orange")]
+    series = [
+        ("system", report["metrics"], "tab:blue"),
+        ("baseline", report["baseline"], "tab:gray"),
+        ("paper", report["paper"], "tab:orange"),
+    ]
     fig, ax = plt.subplots(figsize=(11, 4.5))
     width = 0.27
     for i, (name, values, color) in enumerate(series):

@@ -54,6 +54,7 @@ def identity_for(session: dict) -> Identity:
 
 # -- checking one answer ---------------------------------------------------------------------------
 
+
 class _Chunks:
     """Chunk metadata and text by id, read from the live index (new versions appear after approval)."""
 
@@ -99,8 +100,9 @@ def score_answer(outcome: Outcome, answer: Answer, chunks: _Chunks) -> None:
     if answer.support is not None:
         outcome.sigma, outcome.tau = round(answer.support.sigma, 4), round(answer.support.tau, 4)
     found = chunks.get([c.chunk_id for c in answer.citations])
-    cited = [(m.get("doc_id", ""), [n for n in str(m.get("section_numbers", "")).split(",") if n])
-             for m, _ in found.values()]
+    cited = [
+        (m.get("doc_id", ""), [n for n in str(m.get("section_numbers", "")).split(",") if n]) for m, _ in found.values()
+    ]
     outcome.cited = [f"{d} {','.join(n)}" for d, n in cited]
     if answer.decision == "answer":
         total, bad = unsupported_sentences(answer, {k: t for k, (_, t) in found.items()})
@@ -129,7 +131,8 @@ def score_answer(outcome: Outcome, answer: Answer, chunks: _Chunks) -> None:
         blob = json.dumps(answer.policy_claim or {}, default=str).lower()
         doc, _, section = e["claim_section"].partition(" ")
         checks["claim_section"] = answer.policy_claim is not None and (
-            _cites([e["claim_section"]], cited) or (doc in blob and section in blob))
+            _cites([e["claim_section"]], cited) or (doc in blob and section in blob)
+        )
     if e.get("no_claim"):
         checks["no_claim"] = answer.policy_claim is None
     style = e.get("style") or {}
@@ -149,15 +152,19 @@ def _check_memory(outcome: Outcome, service, identity: Identity) -> None:
         return
     try:
         view = service.memory.view(identity)
-    except Exception as exc:  # noqa: BLE001 - a missing method must not stop the run
+    except Exception as exc:
         outcome.note = f"memory.view failed: {exc}"
         view = {"preferences": {}, "facts": []}
     if e.get("remembers"):
         prefs = view.get("preferences", {})
-        outcome.checks["remembers"] = all(_norm(str(v)) == _norm(str(prefs.get(k, ""))) for k, v in e["remembers"].items())
+        outcome.checks["remembers"] = all(
+            _norm(str(v)) == _norm(str(prefs.get(k, ""))) for k, v in e["remembers"].items()
+        )
     if e.get("remembers_fact"):
         facts = {_norm(f["key"]): _norm(str(f["value"])) for f in view.get("facts", [])}
-        outcome.checks["remembers_fact"] = all(_norm(v) in facts.get(_norm(k), "") for k, v in e["remembers_fact"].items())
+        outcome.checks["remembers_fact"] = all(
+            _norm(v) in facts.get(_norm(k), "") for k, v in e["remembers_fact"].items()
+        )
 
 
 # -- governance actions, called defensively ------------------------------------------------------------
@@ -197,8 +204,9 @@ def _ticket_status(result) -> str:
     return str(getattr(result, "status", "") or "")
 
 
-def run_action(step: dict, outcome: Outcome, service, identity: Identity, tickets: dict[str, str],
-               reviewed: dict[str, str]) -> None:
+def run_action(
+    step: dict, outcome: Outcome, service, identity: Identity, tickets: dict[str, str], reviewed: dict[str, str]
+) -> None:
     gov = service.governance
     want = step.get("expect", {}).get("ticket", "")
     started = time.perf_counter()
@@ -220,7 +228,9 @@ def run_action(step: dict, outcome: Outcome, service, identity: Identity, ticket
                 outcome.evaluable, outcome.note = False, f"no ticket was filed for {step['label']!r}"
                 return
             try:
-                result = _call(gov.decide, identity, {"decision": step["decision"], "note": "scenario review"}, [ticket])
+                result = _call(
+                    gov.decide, identity, {"decision": step["decision"], "note": "scenario review"}, [ticket]
+                )
             except PermissionDenied as exc:
                 outcome.decision, outcome.text = "denied", str(exc)
                 outcome.checks["ticket"] = want == "denied"
@@ -229,7 +239,7 @@ def run_action(step: dict, outcome: Outcome, service, identity: Identity, ticket
             if not status and hasattr(gov, "get_ticket"):
                 try:
                     status = _ticket_status(_call(gov.get_ticket, identity, {}, [ticket]))
-                except Exception:  # noqa: BLE001
+                except Exception:
                     status = ""
             outcome.decision = status or step["decision"]
             word = {"approved": ("approv", "implement"), "rejected": ("reject",)}.get(want, (want,))
@@ -248,6 +258,7 @@ def run_action(step: dict, outcome: Outcome, service, identity: Identity, ticket
 
 # -- the run -----------------------------------------------------------------------------------------
 
+
 def run_sessions(service, sessions: list[dict], progress=None) -> RunResult:
     result = RunResult(sessions=len(sessions))
     chunks = _Chunks(service.engine)
@@ -260,8 +271,13 @@ def run_sessions(service, sessions: list[dict], progress=None) -> RunResult:
         session_id = None
         for index, step in enumerate(session["turns"]):
             result.turns += 1
-            base = dict(session=session["name"], user=session["user"], index=index,
-                        category=step.get("category", ""), expect=dict(step.get("expect") or {}))
+            base = {
+                "session": session["name"],
+                "user": session["user"],
+                "index": index,
+                "category": step.get("category", ""),
+                "expect": dict(step.get("expect") or {}),
+            }
             if "action" in step:
                 outcome = Outcome(kind="action", say=f"{step['action']} {step.get('label', '')}".strip(), **base)
                 run_action(step, outcome, service, identity, tickets, reviewed)
@@ -309,11 +325,18 @@ def isolation_audit(service, users: dict[str, Identity], sessions: list[dict]) -
                 stated.setdefault(f"local:{session['user']}", set()).update(_norm(v) for v in values)
     outcomes = []
     for user_id, identity in users.items():
-        outcome = Outcome(session="(end of run)", user=identity.username, index=0, category="isolation",
-                          kind="isolation_audit", say="memory view", expect={})
+        outcome = Outcome(
+            session="(end of run)",
+            user=identity.username,
+            index=0,
+            category="isolation",
+            kind="isolation_audit",
+            say="memory view",
+            expect={},
+        )
         try:
             blob = _norm(json.dumps(service.memory.view(identity), default=str))
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             outcome.evaluable, outcome.note = False, f"memory.view failed: {exc}"
             outcomes.append(outcome)
             continue

@@ -79,16 +79,27 @@ def test_reordered_lines_are_caught(log):
 
 
 def test_cli_runs_as_a_module(log):
-    run = subprocess.run([sys.executable, "-m", "governance", "audit", "verify", "--home", str(log.path.parent)],
-                         cwd=REPO, capture_output=True, text=True, timeout=60)
+    run = subprocess.run(
+        [sys.executable, "-m", "governance", "audit", "verify", "--home", str(log.path.parent)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert run.returncode == 0 and "OK" in run.stdout
     _write(log, _lines(log)[1:])
-    run = subprocess.run([sys.executable, "-m", "governance", "audit", "verify", "--home", str(log.path.parent)],
-                         cwd=REPO, capture_output=True, text=True, timeout=60)
+    run = subprocess.run(
+        [sys.executable, "-m", "governance", "audit", "verify", "--home", str(log.path.parent)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert run.returncode == 1 and "BROKEN at line 1" in run.stdout
 
 
 # -- issue 15, finding 6: a keyed chain and a keyed head ----------------------------------------
+
 
 def _rechain_unkeyed(records: list[dict]) -> list[str]:
     """What an attacker without the key can do: recompute every hash as plain sha256."""
@@ -138,11 +149,18 @@ def test_a_forged_role_change_appended_is_caught(log):
     from governance.audit import canonical
 
     last = json.loads(_lines(log)[-1])
-    forged = {"seq": last["seq"] + 1, "id": "f", "ts": last["ts"], "event": "role_change", "actor": "admin",
-              "details": {"username": "mallory", "old": "user", "new": "admin"}, "prev_hash": last["hash"],
-              "alg": "hmac-sha256"}
+    forged = {
+        "seq": last["seq"] + 1,
+        "id": "f",
+        "ts": last["ts"],
+        "event": "role_change",
+        "actor": "admin",
+        "details": {"username": "mallory", "old": "user", "new": "admin"},
+        "prev_hash": last["hash"],
+        "alg": "hmac-sha256",
+    }
     forged["hash"] = hashlib.sha256(canonical(forged).encode("utf-8")).hexdigest()
-    _write(log, _lines(log) + [canonical(forged) + "\n"])
+    _write(log, [*_lines(log), canonical(forged) + "\n"])
     log.head_path.write_text(json.dumps({"seq": forged["seq"], "hash": forged["hash"]}), encoding="utf-8")
     result = log.verify()
     assert not result.ok and result.broken_line == 6

@@ -93,7 +93,13 @@ def test_documents_commands_change_the_corpus_and_gaps_export(cli, tmp_path: Pat
     assert {"document_added", "document_replaced", "document_retired"} <= {r["event"] for r in audit.records()}
 
     # The module entry point itself, as a script would call it.
-    listed = subprocess.run([sys.executable, "-m", "governance", "documents", "list", "--home", str(home)],
-                            cwd=REPO, env=subprocess_env(home), capture_output=True, text=True, timeout=1200)
+    listed = subprocess.run(
+        [sys.executable, "-m", "governance", "documents", "list", "--home", str(home)],
+        cwd=REPO,
+        env=subprocess_env(home),
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
     assert listed.returncode == 0, listed.stderr
     assert "research-ethics" in listed.stdout and "retired" in listed.stdout

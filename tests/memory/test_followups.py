@@ -42,6 +42,11 @@ def test_a_long_self_contained_question_is_left_alone():
 
 
 def test_a_question_that_opens_with_in_or_for_can_be_whole():
-    assert rewrite_followup("In how many courses can I apply for revaluation?",
-                            ["What's the maximum number of credits I can register for?"]) == ""
+    assert (
+        rewrite_followup(
+            "In how many courses can I apply for revaluation?",
+            ["What's the maximum number of credits I can register for?"],
+        )
+        == ""
+    )
     assert needs_rewrite("For M.Tech?") and needs_rewrite("and for labs?")

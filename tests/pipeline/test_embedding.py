@@ -4,10 +4,11 @@ import numpy as np
 
 from pipeline.ingest.embedding import TracedQueryEncoder, query_encoder
 
-
-QUESTIONS = ["What is the revaluation fee?",
-             "Can I withdraw from a course in week 9 if I was in hospital for two weeks?",
-             "lab"]
+QUESTIONS = [
+    "What is the revaluation fee?",
+    "Can I withdraw from a course in week 9 if I was in hospital for two weeks?",
+    "lab",
+]
 
 
 def test_query_vectors_match_the_eager_model(embed_model):

@@ -80,8 +80,8 @@ def test_a_corpus_with_a_tiny_glossary_gets_its_words(tmp_path: Path, active):
 
 
 def test_the_engine_uses_its_documents_glossary_and_no_other(tmp_path: Path, active, tiny_docs, embed_model):
-    from pipeline.ground.config import load_config
     from pipeline.engine import AnswerEngine
+    from pipeline.ground.config import load_config
 
     config = load_config()
     AnswerEngine(config.with_home(tmp_path / "a"), embed_model=embed_model)
@@ -201,8 +201,8 @@ def test_a_when_question_looks_for_the_glossarys_time_unit(tmp_path: Path, activ
     the glossary names that period: the code knows no corpus's calendar."""
     from llama_index.core.schema import NodeWithScore, TextNode
 
-    from pipeline.ground.records import AnswerStyle
     from pipeline.answer.synthesis import ExtractiveSynthesizer
+    from pipeline.ground.records import AnswerStyle
     from pipeline.ingest.term_stats import TermStats
 
     texts = [  # the same words in each: the number's unit decides

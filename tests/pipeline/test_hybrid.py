@@ -5,9 +5,9 @@ from pathlib import Path
 
 from llama_index.core.schema import NodeWithScore, TextNode
 
-from pipeline.retrieve.hybrid import bm25_scores, fuse
 from pipeline.ingest.term_stats import TermStats
 from pipeline.language.text import canonical_terms
+from pipeline.retrieve.hybrid import bm25_scores, fuse
 from tests.pipeline.tiny_corpora import TRAVEL_REQUESTS
 
 TEXTS = [
@@ -56,8 +56,8 @@ def test_fusion_keeps_the_dense_order_when_no_word_matches():
 def test_the_engine_retrieves_the_section_that_shares_the_questions_words(tmp_path: Path, embed_model):
     """With one chunk kept, MiniLM alone picks 'Booking the trip'; fused with BM25 over its 20 closest
     chunks, the engine picks 'Claims after the trip', the section that answers."""
-    from pipeline.ground.config import load_config
     from pipeline.engine import AnswerEngine
+    from pipeline.ground.config import load_config
 
     docs = tmp_path / "docs"
     docs.mkdir()

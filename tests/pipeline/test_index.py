@@ -1,8 +1,8 @@
 import subprocess
 import sys
 
-from pipeline.ground.config import load_config
 from pipeline.engine import AnswerEngine
+from pipeline.ground.config import load_config
 from tests.conftest import REPO, subprocess_env
 
 
@@ -44,7 +44,11 @@ def test_index_survives_a_process_restart(tiny_engine, embed_model):
     assert reopened.index.count() == count
     result = subprocess.run(
         [sys.executable, "-m", "pipeline", "ask", "What is the revaluation fee?"],
-        cwd=REPO, env=subprocess_env(home), capture_output=True, text=True, timeout=240,
+        cwd=REPO,
+        env=subprocess_env(home),
+        capture_output=True,
+        text=True,
+        timeout=240,
     )
     assert result.returncode == 0, result.stderr
     assert "Rs. 500" in result.stdout and "decision: answer" in result.stdout
@@ -58,8 +62,10 @@ def test_active_retrieval_matches_the_filtered_search_with_or_without_fallback(t
 
     nodes = tiny_engine.index.get_nodes(where={"doc_id": "fees"})
     tiny_engine.index.update_metadata([nodes[0].node_id], status="deprecated")
-    query = QueryBundle("What is the revaluation fee?",
-                        embedding=tiny_engine.embed_model.get_query_embedding("What is the revaluation fee?"))
+    query = QueryBundle(
+        "What is the revaluation fee?",
+        embedding=tiny_engine.embed_model.get_query_embedding("What is the revaluation fee?"),
+    )
     expected = [n.node.node_id for n in tiny_engine.index.filtered_retriever(3).retrieve(query)]
     assert [n.node.node_id for n in tiny_engine.index.retriever(3).retrieve(query)] == expected
     monkeypatch.setattr(index_module, "MAX_OVERFETCH", 0)  # too many deprecated: filtered search

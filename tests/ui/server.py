@@ -15,9 +15,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 import httpx
 
@@ -25,9 +25,20 @@ from scenarios.bench.concurrency_http import stop_process
 from tests.conftest import REPO, subprocess_env
 
 DEMO_PASSWORD = "demo-pass-for-tests-123"
-_STATE_OF_A_RUN = shutil.ignore_patterns("users", "accounts.json", ".accounts.json.bak", "audit.jsonl*",
-                                         "secret.key", "query_log.jsonl", "tickets.json", ".tickets.json.bak",
-                                         "uploads", "proofs", "*.lock", "demo_passwords.txt")
+_STATE_OF_A_RUN = shutil.ignore_patterns(
+    "users",
+    "accounts.json",
+    ".accounts.json.bak",
+    "audit.jsonl*",
+    "secret.key",
+    "query_log.jsonl",
+    "tickets.json",
+    ".tickets.json.bak",
+    "uploads",
+    "proofs",
+    "*.lock",
+    "demo_passwords.txt",
+)
 _TEMPLATE: dict[str, Path] = {}
 
 
@@ -54,8 +65,9 @@ def running_app(timeout_s: float = 600.0, extra_env: dict[str, str] | None = Non
     env.pop("GRADIO_SERVER_PORT", None)
     env.update(extra_env or {})
     log = open(root / "app.log", "w")
-    proc = subprocess.Popen([sys.executable, str(REPO / "app.py")], cwd=REPO, env=env, stdout=log,
-                            stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        [sys.executable, str(REPO / "app.py")], cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + timeout_s

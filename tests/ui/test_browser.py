@@ -6,7 +6,6 @@ Under CI=true these tests must run: a missing chromium is a failure there, a ski
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -16,8 +15,14 @@ from tests.ui.server import DEMO_PASSWORD, running_app
 pytestmark = pytest.mark.browser
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).resolve().parent.parent / "artifacts"
-LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-               "--no-first-run", "--disable-sync"]
+LAUNCH_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
 
 
 def _require_browser() -> None:
@@ -125,8 +130,9 @@ def test_conversation_persists_across_logins(browser, base_url):
     page.wait_for_url("**/login", timeout=30_000)
     page.close()
     page = _log_in(browser, base_url, "student")
-    page.wait_for_function("() => (document.querySelector('#warrant-chat')||{}).innerText?.includes('photocopy fee')",
-                           timeout=60_000)
+    page.wait_for_function(
+        "() => (document.querySelector('#warrant-chat')||{}).innerText?.includes('photocopy fee')", timeout=60_000
+    )
     page.close()
 
 

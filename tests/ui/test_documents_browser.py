@@ -86,7 +86,8 @@ def _open_tab(page, name: str) -> None:
 
 def _wait_text(page, selector: str, text: str, timeout: int = SLOW) -> None:
     page.wait_for_function(
-        "([s, t]) => (document.querySelector(s) || {}).innerText?.includes(t)", arg=[selector, text], timeout=timeout)
+        "([s, t]) => (document.querySelector(s) || {}).innerText?.includes(t)", arg=[selector, text], timeout=timeout
+    )
 
 
 def test_admin_adds_and_retires_a_document_and_insights_show_the_gap(app, browser, tmp_path: Path):
@@ -131,8 +132,14 @@ def test_admin_adds_and_retires_a_document_and_insights_show_the_gap(app, browse
     student.locator("#warrant-sources .warrant-abstain").wait_for(state="visible", timeout=SLOW)
     assert "21 days" not in student.inner_text("#warrant-chat")
 
-    verify = subprocess.run([sys.executable, "-m", "governance", "audit", "verify", "--home", str(home)],
-                            cwd=REPO, env=subprocess_env(home), capture_output=True, text=True, timeout=300)
+    verify = subprocess.run(
+        [sys.executable, "-m", "governance", "audit", "verify", "--home", str(home)],
+        cwd=REPO,
+        env=subprocess_env(home),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert verify.returncode == 0, verify.stdout + verify.stderr
 
     reviewer = _log_in(browser, base, "reviewer")
@@ -146,10 +153,17 @@ def test_admin_adds_and_retires_a_document_and_insights_show_the_gap(app, browse
         page.close()
 
 
-@pytest.mark.parametrize("api_name, data", [
-    ("documents_list", []), ("documents_retire", ["fees", "gone"]), ("documents_restore", ["fees"]),
-    ("documents_chunks", ["fees"]), ("insights_refresh", []), ("insights_gaps_csv", []),
-])
+@pytest.mark.parametrize(
+    "api_name, data",
+    [
+        ("documents_list", []),
+        ("documents_retire", ["fees", "gone"]),
+        ("documents_restore", ["fees"]),
+        ("documents_chunks", ["fees"]),
+        ("insights_refresh", []),
+        ("insights_gaps_csv", []),
+    ],
+)
 def test_student_is_refused_by_the_server(app, api_name, data):
     base, _home = app
     with httpx.Client(timeout=120) as client:

@@ -48,8 +48,12 @@ def base_url(fake, tmp_path_factory):
     (docs / "fees.md").write_text(TINY_FEES, encoding="utf-8")
     (docs / "library.md").write_text(TINY_LIBRARY, encoding="utf-8")
     had_template = "home" in server._TEMPLATE
-    settings = {"WARRANT_LLM_BASE_URL": fake.base_url, "WARRANT_LLM_MODEL": "fake-model",
-                "WARRANT_LLM_TIMEOUT_S": "60", "WARRANT_DOCS": str(docs)}
+    settings = {
+        "WARRANT_LLM_BASE_URL": fake.base_url,
+        "WARRANT_LLM_MODEL": "fake-model",
+        "WARRANT_LLM_TIMEOUT_S": "60",
+        "WARRANT_DOCS": str(docs),
+    }
     with running_app(timeout_s=1200, extra_env=settings) as (base, _home):
         yield base
     if not had_template:
@@ -77,16 +81,21 @@ def test_answer_streams_then_the_verified_answer_replaces_it(browser, base_url):
     page.fill("#warrant-message textarea", "What is the revaluation fee?")
     page.click("#warrant-send")
     # While the model writes: the unchecked text grows in the chat, marked as such.
-    page.wait_for_function(f"() => ({_LAST_REPLY})().includes('Writing') && ({_LAST_REPLY})().includes('Rs.')",
-                           timeout=120_000)
+    page.wait_for_function(
+        f"() => ({_LAST_REPLY})().includes('Writing') && ({_LAST_REPLY})().includes('Rs.')", timeout=120_000
+    )
     early = page.evaluate(_LAST_REPLY)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "chat_streaming.png"))
-    page.wait_for_function(f"n => ({_LAST_REPLY})().includes('Writing') && ({_LAST_REPLY})().length > n + 10",
-                           arg=len(early), timeout=60_000)
+    page.wait_for_function(
+        f"n => ({_LAST_REPLY})().includes('Writing') && ({_LAST_REPLY})().length > n + 10",
+        arg=len(early),
+        timeout=60_000,
+    )
     # When it completes: the verified answer, without the marker and without the fabricated sentence.
-    page.wait_for_function(f"() => !({_LAST_REPLY})().includes('Writing') && ({_LAST_REPLY})().includes('[1]')",
-                           timeout=120_000)
+    page.wait_for_function(
+        f"() => !({_LAST_REPLY})().includes('Writing') && ({_LAST_REPLY})().includes('[1]')", timeout=120_000
+    )
     final = page.evaluate(_LAST_REPLY)
     assert "Rs. 500 per course" in final and "7 calendar days" in final
     assert "Registrar" not in final
@@ -107,7 +116,8 @@ def test_admin_sees_the_active_backend(browser, base_url):
     page.get_by_role("tab", name="Admin").click()
     status = page.locator("#warrant-backend-status")
     status.wait_for(state="visible", timeout=30_000)
-    page.wait_for_function("() => document.querySelector('#warrant-backend-status').innerText.includes('fake-model')",
-                           timeout=30_000)
+    page.wait_for_function(
+        "() => document.querySelector('#warrant-backend-status').innerText.includes('fake-model')", timeout=30_000
+    )
     assert "Active backend: OpenAI-compatible LLM" in status.inner_text()
     page.close()

@@ -49,6 +49,7 @@ def test_identity_comes_from_the_account_store_with_the_current_role():
 
 # -- issue 15, finding 3: sessions end on the server ---------------------------------------------
 
+
 def test_a_session_of_an_older_version_is_refused():
     from ui.session import session_reader
 

@@ -28,16 +28,27 @@ def test_only_files_inside_the_upload_folder_pass(uploads, tmp_path):
     outside.write_text("s")
     link = uploads / "abc" / "link.pdf"
     os.symlink(outside, link)
-    for bad in (str(outside), str(link), str(uploads / "abc" / ".." / ".." / "secret.key"), "relative/notice.pdf",
-                str(uploads), "https://evil.example/x.pdf", "", None, 42):
+    for bad in (
+        str(outside),
+        str(link),
+        str(uploads / "abc" / ".." / ".." / "secret.key"),
+        "relative/notice.pdf",
+        str(uploads),
+        "https://evil.example/x.pdf",
+        "",
+        None,
+        42,
+    ):
         with pytest.raises(NotUploaded):
             uploaded_path(bad)
 
 
 def test_foreign_paths_are_found_anywhere_in_a_payload(uploads):
     inside = str(uploads / "abc" / "a.txt")
-    payload = {"data": ["text", [{"role": "user", "content": [{"file": {"path": "/etc/passwd"}}]}],
-                        {"path": inside}], "event_data": None}
+    payload = {
+        "data": ["text", [{"role": "user", "content": [{"file": {"path": "/etc/passwd"}}]}], {"path": inside}],
+        "event_data": None,
+    }
     assert foreign_paths(payload) == ["/etc/passwd"]
 
 
