@@ -1,4 +1,5 @@
-"""Shared fixtures: the real embedding model loaded once per session, tiny corpora on disk."""
+"""Shared fixtures: the real embedding model loaded once per session, tiny corpora on disk, a real
+browser (Debian's chromium through Playwright) and the app served by `python app.py`."""
 
 from __future__ import annotations
 
@@ -14,6 +15,16 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+ARTIFACTS = REPO / "tests" / "artifacts"  # screenshots; the README's in docs/ are copies of these
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
 
 TINY_FEES = """---
 doc_id: fees
@@ -133,3 +144,43 @@ def subprocess_env(home: Path | None = None) -> dict[str, str]:
     if home is not None:
         env["WARRANT_HOME"] = str(home)
     return env
+
+
+@pytest.fixture(scope="session")
+def browser_ready() -> None:
+    """Skip a browser test where chromium or playwright is missing; under CI=true fail instead
+    (browser tests must run there). App fixtures of browser tests take it first, so no app is
+    started for a test that cannot run."""
+    problem = ""
+    if not Path(CHROMIUM).exists():
+        problem = f"{CHROMIUM} is missing (apt-get install -y chromium)"
+    else:
+        try:
+            import playwright.sync_api  # noqa: F401
+        except ImportError:
+            problem = "the playwright package is missing (pip install playwright)"
+    if problem:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"browser tests must run under CI: {problem}")
+        pytest.skip(problem)
+
+
+@pytest.fixture(scope="module")
+def browser(browser_ready):
+    """Debian's chromium, headless, through Playwright: one per test module, closed after it."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture(scope="module")
+def demo_app():
+    """`python app.py` over the demo policies on a free loopback port, for one test module:
+    (base URL, state directory). Stopped and removed after the module."""
+    from tests.ui.server import running_app
+
+    with running_app() as (base, home):
+        yield base, home

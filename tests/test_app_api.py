@@ -8,13 +8,12 @@ import json
 import httpx
 import pytest
 
-from tests.ui.server import call, login, running_app
+from tests.ui.server import call, login
 
 
 @pytest.fixture(scope="module")
-def app():
-    with running_app() as (base, home):
-        yield base, home
+def app(demo_app):
+    return demo_app
 
 
 def _roles(home) -> dict[str, str]:

@@ -15,15 +15,14 @@ import httpx
 import pytest
 
 from tests.conftest import REPO
-from tests.ui.server import DEMO_PASSWORD, call, login, running_app
+from tests.ui.server import DEMO_PASSWORD, call, login
 
 EVIL = "https://evil.example"
 
 
 @pytest.fixture(scope="module")
-def app():
-    with running_app() as (base, home):
-        yield base, home
+def app(demo_app):
+    return demo_app
 
 
 def _tickets_text(home) -> str:
