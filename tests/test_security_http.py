@@ -36,7 +36,7 @@ def _tickets_text(home) -> str:
 def test_f01_claim_cannot_name_a_server_file_as_proof(app):
     base, home = app
     readme = (REPO / "README.md").resolve()
-    marker = "cited-or-silent core"  # a phrase of README.md
+    marker = "tamper-evident audit log"  # a phrase of README.md
     assert marker in readme.read_text(encoding="utf-8")
     payload = {"path": str(readme), "meta": {"_type": "gradio.FileData"}, "orig_name": "README.md"}
     with httpx.Client() as client:

@@ -5,7 +5,7 @@ trained on, not held out) and our golden dev split. The unanswerable side is wha
 for free: each answerable question asked again with its answering passage withheld from retrieval
 (the best remaining evidence must not pass), plus golden dev's unanswerable and out-of-domain
 questions. SQuAD's adversarial near-misses are left to the held-out measurement: they are the
-hardest case, reported beside the rest (README). For each question σ's parts are computed once
+hardest case, reported beside the rest (docs/evaluation.md). For each question σ's parts are computed once
 through the real pipeline (retrieval, evidence window, answerability model); coverage's combiner
 (logistic regression over the model's logit and the best sentence cosine) is fitted, λ is the grid point
 whose σ ranks answerable above unanswerable best (AUROC over both sets together), and τ the lowest

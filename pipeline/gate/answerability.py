@@ -91,7 +91,7 @@ class AnswerabilityModel:
         """Load the packaged MiniLM, then the trained top layers and head from `path`.
 
         `quantize` applies PyTorch's dynamic int8 quantisation to the linear layers (CPU only):
-        measured to keep the scores' ranking and to cut the time per question (README).
+        measured to keep the scores' ranking and to cut the time per question.
         """
         set_offline_environment()
         import torch
@@ -171,7 +171,7 @@ class CoverageCombiner:
     Why two signals: the model reads the question and a window together and catches a missing or
     contradicted detail on Wikipedia-style text, while MiniLM's question-to-sentence cosine carries
     paraphrase ("holiday" ~ "annual leave") on policy text where the model alone ranks no better
-    than chance (README, measured on policy-dev)."""
+    than chance (measured on policy-dev)."""
 
     weight_logit_p: float = 1.0
     weight_sentence_cosine: float = 0.0

@@ -5,8 +5,8 @@
   of the question's embedding and the stored sentence embeddings, pipeline.ingest.sentence_vectors), or,
   without sentence vectors, the best chunk's cosine. A whole chunk's vector blurs the one sentence
   that answers with its neighbours; measured on corpora the gate was not written from, the best
-  sentence ranks answerable above unanswerable better than the best chunk (README: "Sentence
-  similarity"),
+  sentence ranks answerable above unanswerable better than the best chunk (docs/evaluation.md:
+  "Sentence similarity"),
 - coverage is how much of what the question asks for the evidence holds. By default (config's
   WARRANT_COVERAGE=rules) it is the word rules: the idf-weighted share of the question's terms
   found in the evidence chunks, zeroed (rule `answer_type`) when the question's focal need
@@ -50,7 +50,7 @@ from pipeline.language.text import (
 from pipeline.language.word_rarity import specificity
 
 # The hand rules, by name: what each catches. `SupportPostprocessor.rules` lists those in force;
-# `python -m pipeline.eval --ablate NAME` measures the system without one (README: ablation table).
+# `python -m pipeline.eval --ablate NAME` measures the system without one (docs/evaluation.md, "Which rules stay").
 RULES: dict[str, str] = {
     "answer_type": "coverage 0 when the question's focal need (money, the head noun of 'how many X', "
     "a named group, an if-clause's situation, a yes/no question's specific words) is absent",

@@ -17,18 +17,18 @@ REPO_ROOT = Path(__file__).resolve().parents[2]  # pipeline/ground/config.py -> 
 
 # The word-rule gate: the default (WARRANT_COVERAGE=rules). `apart` and `missing_key` left the rules
 # in force when, switched off one at a time (`--outside squad|policy-dev --ablation`), each made σ
-# rank worse on held-out SQuAD articles and `apart` also on policy-dev (README, "Which rules stay").
+# rank worse on held-out SQuAD articles and `apart` also on policy-dev (docs/evaluation.md, "Which rules stay").
 # sim is the best sentence's cosine (pipeline.gate.support); λ's split between sim and coverage is the
 # one whose σ ranks best (AUROC) over the tuning data, golden dev plus SQuAD's train and calibration
 # articles (coverage's share 0.2; consistency keeps 0.05), and τ the `--tune` choice on golden dev
-# with that λ (README, "Sentence similarity").
+# with that λ (docs/evaluation.md, "Sentence similarity").
 RULES_TAU = 0.58
 RULES_LAMBDAS = (0.76, 0.19, 0.05)
 ALL_RULES = ("answer_type", "apart", "missing_key", "clarify", "consistency")
 RULES_IN_FORCE = ("answer_type", "clarify", "consistency")
 
 # The learned gate (WARRANT_COVERAGE=model, opt-in: measured below the targets it was built for,
-# README "Known limits"): the answerability model and its calibration, both written by commands
+# docs/evaluation.md, "The learned gate"): the answerability model and its calibration, both written by commands
 # (`python -m pipeline.evaluation.train_support`, `python -m pipeline.eval --calibrate`).
 ANSWERABILITY_MODEL = REPO_ROOT / "models" / "answerability.pt"
 CALIBRATION_FILE = REPO_ROOT / "models" / "calibration.json"
@@ -160,7 +160,7 @@ class Config:
     llm_timeout_s: float = 30.0
     llm_max_attempts: int = 3
     # Chroma in client/server mode: empty means the embedded PersistentClient under <home>/chroma.
-    # Several app processes (or servers) over one index need the server; see README, Deployment.
+    # Several app processes (or servers) over one index need the server; see docs/operations.md.
     chroma_url: str = ""
     chroma_token: str = ""  # sent as `Authorization: Bearer <token>` (a proxy in front of Chroma checks it)
     chroma_collection: str = "warrant_chunks"

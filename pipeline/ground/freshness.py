@@ -1,6 +1,6 @@
 """Noticing that another process changed a shared file, for the price of one `stat()`.
 
-Several app processes may serve one state directory (README, Deployment). What one of them changes
+Several app processes may serve one state directory (docs/operations.md). What one of them changes
 at run time and the others hold in memory - the runtime settings (τ) and the term statistics of
 the index - is re-read when its file's stamp changes. Every writer replaces these files whole
 (`os.replace`), so a new version always has a new inode, even where the clock's resolution would

@@ -143,7 +143,7 @@ class MiniLMEmbedding(BaseEmbedding):
     # ~37% and their sentences ~18% faster than 64 (less padding, activations that stay in cache).
     embed_batch_size: int = 16
     # `embed_many` (ingest: chunks and their sentences together): padded tokens per forward pass.
-    # Measured on the 2-core CPU, policy corpus (README, "Ingest beside its physical limit"): 16
+    # Measured on the 2-core CPU, policy corpus (docs/benchmarks.md, "Ingest beside its physical limit"): 16
     # short sentences a pass (median 26 tokens) is mostly per-pass overhead; ~4k tokens a pass
     # embeds the chunks ~9% and the sentences ~5% faster on a lightly loaded machine, and the
     # sentences ~2x faster when other processes share the cores; 2k-4k is flat, 6k-8k slower

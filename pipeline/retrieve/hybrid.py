@@ -14,8 +14,8 @@ already live in `TermStats` (pipeline.ingest.term_stats), which the engine keeps
 the Snowball stemmer's (pipeline.language.text, .stemming); what is left is the Okapi formula below.
 
 Measured, not fitted: the constants are the published defaults (k1 1.2, b 0.75; RRF k 60 from
-Cormack, Clarke and Büttcher, SIGIR 2009) and the two rankings weigh the same. README, "Hybrid
-retrieval", has the numbers.
+Cormack, Clarke and Büttcher, SIGIR 2009) and the two rankings weigh the same. docs/evaluation.md,
+"Hybrid retrieval", has the numbers.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ RRF_K = 60
 @functools.lru_cache(maxsize=8192)
 def _term_counts(text: str) -> Mapping[str, int]:
     """A text's canonical term counts. The same chunks come back question after question: cached,
-    fusion adds 1.7 ms to a warm ask's median instead of 4.3 (golden test × 3, README). Cleared when
+    fusion adds 1.7 ms to a warm ask's median instead of 4.3 (golden test × 3, measured when the cache came in). Cleared when
     the glossary, which folds synonyms into terms, changes."""
     return Counter(canonical_terms(text))
 

@@ -1,6 +1,6 @@
 """Concurrency through HTTP against several app processes sharing one state directory and a Chroma server.
 
-The deployment shape "one server, several processes behind a reverse proxy" (README, Deployment):
+The deployment shape "one server, several processes behind a reverse proxy" (docs/operations.md):
 `chroma run` on loopback holds the index, `python app.py` runs `processes` times over one
 `WARRANT_HOME` with `WARRANT_CHROMA_URL` set, and the same simulated users as `concurrency_http` log in
 on the first process and alternate between the processes turn by turn with that one cookie (no

@@ -66,7 +66,7 @@ def test_programme_rule_comes_first_for_the_users_programme(service):
     service.chat(btech, "I'm a B.Tech student")
     service.chat(mtech, "I'm an M.Tech student")
     # "…in a course": the bare "What is the minimum pass mark?" (best sentence cosine 0.39) falls
-    # below τ since sim reads sentences and coverage weighs less (README, "Sentence similarity").
+    # below τ since sim reads sentences and coverage weighs less (docs/evaluation.md, "Sentence similarity").
     question = "What is the minimum pass mark in a course?"
     first_b = service.chat(btech, question).answer.text.split(". ")[0]
     first_m = service.chat(mtech, question).answer.text.split(". ")[0]
