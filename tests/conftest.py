@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -144,6 +145,21 @@ def subprocess_env(home: Path | None = None) -> dict[str, str]:
     if home is not None:
         env["WARRANT_HOME"] = str(home)
     return env
+
+
+def run_module(
+    *args: str, home: Path | None = None, env: dict[str, str] | None = None, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
+    """`python -m ARGS` from the checkout, as a user runs it: offline, on state directory `home`
+    (or with `env`), its output captured as text."""
+    return subprocess.run(
+        [sys.executable, "-m", *args],
+        cwd=REPO,
+        env=env if env is not None else subprocess_env(home),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 @pytest.fixture(scope="session")

@@ -27,7 +27,7 @@ import pytest
 
 from scenarios.bench.chroma_server import running_chroma_server
 from scenarios.bench.concurrency_http import PASSWORD, ask_fn_index, free_port, login_cookie, queue_call, running_app
-from tests.conftest import REPO, subprocess_env
+from tests.conftest import REPO, run_module, subprocess_env
 from tests.ui.server import call
 
 USERS = ["mp-ada", "mp-ben", "mp-cy"]
@@ -157,14 +157,7 @@ def _check_state(home: Path, tabs: dict[str, Tab]) -> None:
         stored = Counter(row["user_text"] for sid in memory.sessions(identity) for row in memory.history(identity, sid))
         missing = Counter(tab.asked) - stored
         assert not missing, (name, missing)
-    verify = subprocess.run(
-        [sys.executable, "-m", "governance", "audit", "verify", "--home", str(home)],
-        cwd=REPO,
-        env=subprocess_env(home),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    verify = run_module("governance", "audit", "verify", "--home", str(home), home=home)
     assert verify.returncode == 0, verify.stdout + verify.stderr
     for path in home.rglob("*"):
         assert ".damaged-" not in path.name, path

@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from governance.__main__ import main
 from governance.audit import AuditLog
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.conftest import run_module
 
 
 @pytest.fixture()
@@ -79,22 +75,10 @@ def test_reordered_lines_are_caught(log):
 
 
 def test_cli_runs_as_a_module(log):
-    run = subprocess.run(
-        [sys.executable, "-m", "governance", "audit", "verify", "--home", str(log.path.parent)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    run = run_module("governance", "audit", "verify", "--home", str(log.path.parent), timeout=60)
     assert run.returncode == 0 and "OK" in run.stdout
     _write(log, _lines(log)[1:])
-    run = subprocess.run(
-        [sys.executable, "-m", "governance", "audit", "verify", "--home", str(log.path.parent)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    run = run_module("governance", "audit", "verify", "--home", str(log.path.parent), timeout=60)
     assert run.returncode == 1 and "BROKEN at line 1" in run.stdout
 
 

@@ -1,9 +1,6 @@
-import subprocess
-import sys
-
 from pipeline.engine import AnswerEngine
 from pipeline.ground.config import load_config
-from tests.conftest import REPO, subprocess_env
+from tests.conftest import run_module
 
 
 def test_reingest_of_unchanged_corpus_embeds_nothing(tiny_engine, tiny_docs):
@@ -42,14 +39,7 @@ def test_index_survives_a_process_restart(tiny_engine, embed_model):
     count = tiny_engine.index.count()
     reopened = AnswerEngine(load_config().with_home(home), embed_model=embed_model)
     assert reopened.index.count() == count
-    result = subprocess.run(
-        [sys.executable, "-m", "pipeline", "ask", "What is the revaluation fee?"],
-        cwd=REPO,
-        env=subprocess_env(home),
-        capture_output=True,
-        text=True,
-        timeout=240,
-    )
+    result = run_module("pipeline", "ask", "What is the revaluation fee?", home=home, timeout=240)
     assert result.returncode == 0, result.stderr
     assert "Rs. 500" in result.stdout and "decision: answer" in result.stdout
     assert "ingesting" not in result.stderr  # it used the persisted index

@@ -1,13 +1,10 @@
 """The training command runs end to end on a few examples (the full training is a command)."""
 
-import subprocess
-import sys
-
 import pytest
 import torch
 
 from pipeline.evaluation.squad import SQUAD_FILE, split_articles
-from tests.conftest import REPO, subprocess_env
+from tests.conftest import run_module
 
 
 def test_split_is_by_article_fixed_by_seed_and_disjoint():
@@ -22,14 +19,7 @@ def test_split_is_by_article_fixed_by_seed_and_disjoint():
 @pytest.mark.skipif(not SQUAD_FILE.is_file(), reason="SQuAD 2.0 file not beside the repository")
 def test_smoke_training_writes_a_model_that_loads(tmp_path):
     out = tmp_path / "smoke.pt"
-    run = subprocess.run(
-        [sys.executable, "-m", "pipeline.evaluation.train_support", "--smoke", "--out", str(out)],
-        cwd=REPO,
-        env=subprocess_env(),
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    run = run_module("pipeline.evaluation.train_support", "--smoke", "--out", str(out), timeout=600)
     assert run.returncode == 0, run.stderr[-2000:]
     assert "heldout_pair_auroc" in run.stdout
     state = torch.load(out, weights_only=False)

@@ -8,14 +8,12 @@ is refused by the server when calling their handlers directly.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import httpx
 import pytest
 
-from tests.conftest import ARTIFACTS, REPO, TINY_FEES, TINY_LIBRARY, subprocess_env
+from tests.conftest import ARTIFACTS, TINY_FEES, TINY_LIBRARY, run_module
 from tests.documents_fixtures import RESEARCH_ETHICS, SPORTS_FACILITIES, make_docx, make_pdf
 from tests.ui.pages import ask, log_in, open_chat
 from tests.ui.server import call, login, running_app
@@ -94,14 +92,7 @@ def test_admin_adds_and_retires_a_document_and_insights_show_the_gap(app, browse
     student.locator("#warrant-sources .warrant-abstain").wait_for(state="visible", timeout=SLOW)
     assert "21 days" not in student.inner_text("#warrant-chat")
 
-    verify = subprocess.run(
-        [sys.executable, "-m", "governance", "audit", "verify", "--home", str(home)],
-        cwd=REPO,
-        env=subprocess_env(home),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    verify = run_module("governance", "audit", "verify", "--home", str(home), home=home)
     assert verify.returncode == 0, verify.stdout + verify.stderr
 
     reviewer = log_in(browser, base, "reviewer")
