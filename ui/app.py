@@ -117,8 +117,8 @@ def build_app(service: WarrantService) -> FastAPI:
     if sso:
         from governance.auth_oidc import add_oidc_routes
 
-        def sign_in(subject_id: str, username: str, display_name: str):
-            identity = service.sso_identity(subject_id, username, display_name)
+        def sign_in(subject_id: str, username: str, display_name: str, groups: list[str] | None = None):
+            identity = service.sso_identity(subject_id, username, display_name, groups)
             response = RedirectResponse("/", status_code=303)
             set_session_cookie(
                 response,

@@ -151,6 +151,8 @@ class Config:
     oidc_metadata_url: str = ""
     oidc_client_id: str = ""
     oidc_client_secret: str = ""
+    # The ID token / userinfo claim whose values become an SSO account's groups (pipeline.ground.audience).
+    oidc_groups_claim: str = "groups"
     on_spaces: bool = False
     # Optional generative answers (pipeline/answer/llm.py): any OpenAI-compatible endpoint. Empty base URL
     # or model: extractive answers, no network. The four WARRANT_LLM_* names are a contract.
@@ -173,6 +175,8 @@ class Config:
     upload_max_age_s: int = 3600  # uploads left in Gradio's folder are deleted after this long
     frame_ancestors: str = ""  # CSP frame-ancestors; "" = the app itself (and huggingface.co on Spaces)
     query_log_days: int = 0  # query log retention in days; 0 keeps every line
+    # `GET /metrics` (Prometheus) answers only a request bearing this token; "" turns it off (404).
+    metrics_token: str = ""
     extra: dict = field(default_factory=dict)
 
     @property
@@ -234,6 +238,7 @@ def load_config() -> Config:
         oidc_metadata_url=os.environ.get("WARRANT_OIDC_METADATA_URL", ""),
         oidc_client_id=os.environ.get("WARRANT_OIDC_CLIENT_ID", ""),
         oidc_client_secret=os.environ.get("WARRANT_OIDC_CLIENT_SECRET", ""),
+        oidc_groups_claim=os.environ.get("WARRANT_OIDC_GROUPS_CLAIM", "").strip() or "groups",
         on_spaces=on_spaces,
         llm_base_url=os.environ.get("WARRANT_LLM_BASE_URL", "").strip().rstrip("/"),
         llm_model=os.environ.get("WARRANT_LLM_MODEL", "").strip(),
@@ -253,6 +258,7 @@ def load_config() -> Config:
         max_upload_mb=_env_positive("WARRANT_MAX_UPLOAD_MB", 10.0),
         upload_max_age_s=max(60, _env_int("WARRANT_UPLOAD_MAX_AGE_S", 3600)),
         frame_ancestors=os.environ.get("WARRANT_FRAME_ANCESTORS", "").strip(),
+        metrics_token=os.environ.get("WARRANT_METRICS_TOKEN", "").strip(),
     )
 
 
