@@ -5,7 +5,8 @@ only a valid signed cookie of a current session of an existing account; the tabs
 `Identity` of each call from `request.username`. Tabs for reviewers and admins are hidden from
 other roles, which is presentation only: their handlers check the role again on the server.
 Around everything: cross-origin refusal, security headers (`ui.http_security`), and the refusal
-of any file reference outside Gradio's upload folder (`ui.uploads`). See SECURITY.md.
+of any file reference outside Gradio's upload folder (`ui.uploads`). See SECURITY.md. Beside the
+login routes, `/metrics` for operators, off unless a token is set (`ui.metrics_route`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from ui.http_security import add_http_protections
 from ui.insights_tab import build_insights_tab
 from ui.login import add_login_routes, set_session_cookie
 from ui.memory_tab import build_memory_tab
+from ui.metrics_route import add_metrics_route
 from ui.render import CSS, esc
 from ui.review_tab import build_my_claims, build_review_tab
 from ui.service import WarrantService
@@ -114,6 +116,7 @@ def build_app(service: WarrantService) -> FastAPI:
         allow_headers=["*"],
     )
     add_login_routes(app, service, cookies, current_session, cross_site=config.on_spaces, sso=sso)
+    add_metrics_route(app, config.metrics_token, service.operator_metrics())
     if sso:
         from governance.auth_oidc import add_oidc_routes
 

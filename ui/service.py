@@ -280,6 +280,12 @@ class WarrantService:
         self.audit.append("tau_change", identity.username, old=old, new=self.engine.tau)
         return f"τ changed from {old:.2f} to {self.engine.tau:.2f}."
 
+    def operator_metrics(self):
+        """The Prometheus metrics of this state directory (governance.metrics), for `/metrics`."""
+        from governance.metrics import OperatorMetrics
+
+        return OperatorMetrics(self.config.query_log_path, self.governance.tickets, self.engine.index)
+
     def answer_backend(self, identity: Identity) -> dict:
         """Admins: which backend writes answers (extractive, or the configured LLM) and its last error."""
         require(identity, "set_tau")
