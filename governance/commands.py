@@ -6,6 +6,8 @@
     python -m governance documents replace DOC_ID FILE [--audience GROUPS] [--home DIR]
     python -m governance documents audience DOC_ID GROUPS [--home DIR]     (GROUPS: "everyone" or "hr,finance")
     python -m governance insights gaps --home DIR --csv FILE      (the open gaps; resolved ones left out)
+    python -m governance backup create PATH [--home DIR]          (while the app runs; governance/backup.py)
+    python -m governance backup restore PATH [--home DIR]         (into a new or empty state directory)
 
 Each acts as the `admin` account of the state directory, is audited like the Documents tab, and
 exits 1 with a one-line reason on bad input (nothing changed).
@@ -48,6 +50,14 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     gaps = ins.add_parser("gaps", help="abstained questions grouped by topic, as CSV")
     gaps.add_argument("--home", help="state directory (default: WARRANT_HOME or ./state)")
     gaps.add_argument("--csv", required=True, metavar="FILE", help="where to write the CSV")
+
+    backup = sub.add_parser("backup", help="one archive of the state directory, and restoring it")
+    steps = backup.add_subparsers(dest="backup_command", required=True)
+    create = steps.add_parser("create", help="archive accounts, tickets, memory, settings, audit, query log, library")
+    restore = steps.add_parser("restore", help="restore an archive into a new or empty state directory")
+    for parser in (create, restore):
+        parser.add_argument("archive", metavar="PATH")
+        parser.add_argument("--home", help="state directory (default: WARRANT_HOME or ./state)")
 
 
 def _admin(config: Config) -> Identity:
@@ -134,6 +144,24 @@ def _print_list(entries) -> None:
     widths = [min(40, max(len(str(r[i])) for r in rows)) for i in range(len(header))]
     for row in rows:
         print("  ".join(str(v)[:40].ljust(w) for v, w in zip(row, widths, strict=False)).rstrip())
+
+
+def run_backup(args: argparse.Namespace, config: Config) -> int:
+    from governance.backup import create_backup, restore_backup
+
+    try:
+        if args.backup_command == "create":
+            report = create_backup(config, Path(args.archive))
+            print(report.summary())
+            if not report.audit.ok:
+                print("warning: this archive's audit chain does not verify; a restore will refuse it", file=sys.stderr)
+                return 1
+        else:
+            print(restore_backup(config, Path(args.archive)).summary(restored=True))
+    except (ValueError, OSError) as exc:  # BackupRefused is a ValueError
+        print(f"refused: {exc}".splitlines()[0], file=sys.stderr)
+        return 1
+    return 0
 
 
 def run_insights(args: argparse.Namespace, config: Config) -> int:
