@@ -352,7 +352,8 @@ class ChunkIndex:
         """Incremental: unchanged chunks are not embedded again; changed ones are replaced.
 
         Chunks created or deprecated by reviewed tickets (origin != "ingest", or deprecated) are
-        history and are never removed here.
+        history and are never removed here. A document's front-matter `audience` (everyone when
+        absent) is applied to every chunk of it, the kept ones included.
         """
         started = time.perf_counter()
         report = IngestReport()
