@@ -5,7 +5,7 @@ Every chat turn has a line (pipeline.ground.querylog): its `kind`, its decision,
 when it failed, and the stage timings the engine measured. Stages are summed into three:
 retrieval (embedding the question, the vector search and BM25 fusion, a two-part question's
 extra searches), answer (the support gate, choosing and verifying sentences) and LLM (the optional
-writer); `total` is the whole turn as the engine or the service measured it.
+writer and the check of what it wrote); `total` is the whole turn as the engine or the service measured it.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import numpy as np
 STAGES: dict[str, tuple[str, ...]] = {
     "retrieval": ("embed", "retrieve", "parts"),
     "answer": ("support", "synthesise", "verify"),
-    "llm": ("generate",),
+    "llm": ("generate", "verify_generated"),
     "total": ("total",),
 }
 _SIGMA_BELOW = re.compile(r"^σ [\d.]+ < τ [\d.]+;?\s*")
