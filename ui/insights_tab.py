@@ -93,8 +93,8 @@ def latency_plot(ops: dict):
         for key, style in (("p50", "-"), ("p95", "--")):
             points = [(d, ops["latency"][stage][d][key]) for d in days if ops["latency"][stage][d][key] is not None]
             if points:
-                ax.plot([d for d, _ in points], [v for _, v in points], style, marker="o", color=colour,
-                        label=stage if key == "p50" else None)  # fmt: skip
+                label = stage if key == "p50" else None
+                ax.plot([d for d, _ in points], [v for _, v in points], style, marker="o", color=colour, label=label)
                 drawn = True
     if not drawn:
         _empty(ax)

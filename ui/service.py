@@ -6,6 +6,7 @@ here. Every method that acts for a user takes that `Identity` and checks its rol
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from collections.abc import Callable
@@ -27,6 +28,7 @@ from pipeline.ground.records import Answer
 from pipeline.ground.storage import JSONDocument, check_file, tighten_permissions
 from pipeline.language import glossary
 
+_LOG = logging.getLogger("warrant.service")
 MAX_MESSAGE_CHARS = 2000
 _GREETING = re.compile(
     r"^\s*(hi|hello|hey|good (morning|afternoon|evening)|thanks|thank you)\b"
@@ -96,26 +98,27 @@ class WarrantService:
         naming the exception's class before the exception goes on to the caller."""
         require(identity, "chat")
         started = time.perf_counter()
-        turn: dict = {"session": session_id or ""}
         try:
-            return self._chat(identity, text, session_id, on_token, started, turn)
+            self.follow_other_processes()
+            session_id = session_id or self.memory.new_session(identity)
+            return self._chat(identity, text, session_id, on_token, started)
         except Exception as exc:
             failed = Answer(text="", decision="error", reason="the turn failed")
-            self._log_turn(identity, turn["session"], failed, "error", started, error=type(exc).__name__)
+            try:
+                self._log_turn(identity, session_id or "", failed, "error", started, error=type(exc).__name__)
+            except OSError:  # a log that cannot be written must not hide the turn's own error
+                _LOG.exception("the failed turn could not be logged")
             raise
 
     def _chat(
         self,
         identity: Identity,
         text: str,
-        session_id: str | None,
+        session_id: str,
         on_token: Callable[[str], None] | None,
         started: float,
-        turn: dict,
     ) -> TurnResult:
-        self.follow_other_processes()
         text = (text or "").strip()
-        session_id = turn["session"] = session_id or self.memory.new_session(identity)
         if not text or len(text) > MAX_MESSAGE_CHARS:
             answer = (
                 Answer(text=please_ask(), decision="out_of_scope", reason="empty message")
