@@ -26,7 +26,14 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-KINDS_ANSWERABLE = {"direct": True, "who": True, "yesno": True, "number": True, "near_miss": False, "not_covered": False}
+KINDS_ANSWERABLE = {
+    "direct": True,
+    "who": True,
+    "yesno": True,
+    "number": True,
+    "near_miss": False,
+    "not_covered": False,
+}
 TARGET_SHARE = {"direct": 0.30, "who": 0.12, "yesno": 0.13, "number": 0.10, "near_miss": 0.25, "not_covered": 0.10}
 FRONT_MATTER_KEYS = ("doc_id", "title", "version", "effective_date", "owner")
 FIELDS = {
@@ -124,14 +131,12 @@ def check_cited(where: str, text: str, doc: tuple[str, set[str], int], problems:
         problems.append(f"{where}: occurs, but is not a whole sentence, list item or table row: {text!r}")
 
 
-def check_question(
-    record: dict[str, object], docs: dict[str, tuple[str, set[str], int]], problems: list[str]
-) -> None:
+def check_question(record: dict[str, object], docs: dict[str, tuple[str, set[str], int]], problems: list[str]) -> None:
     """Field types, kind/answerable agreement, and the cited sentences of one question."""
     qid = str(record.get("id", "?"))
-    for field, kind in FIELDS.items():
-        if not isinstance(record.get(field), kind):
-            problems.append(f"{qid}: field {field!r} missing or not {kind.__name__}")
+    for field, expected in FIELDS.items():
+        if not isinstance(record.get(field), expected):
+            problems.append(f"{qid}: field {field!r} missing or not {expected.__name__}")
             return
     doc = docs.get(str(record["doc"]))
     if doc is None:
@@ -142,9 +147,12 @@ def check_question(
         problems.append(f"{qid}: invalid kind {kind!r}")
         return
     answerable = KINDS_ANSWERABLE[kind]
-    sentences = [str(s) for s in record["sentences"]]  # type: ignore[attr-defined]
+    cited = record["sentences"]
+    sentences = [str(s) for s in cited] if isinstance(cited, list) else []
     if record["answerable"] is not answerable:
-        problems.append(f"{qid}: answerable={record['answerable']} but kind {kind} is {'' if answerable else 'un'}answerable")
+        problems.append(
+            f"{qid}: answerable={record['answerable']} but kind {kind} is {'' if answerable else 'un'}answerable"
+        )
     if not str(record["question"]).strip():
         problems.append(f"{qid}: empty question")
     if answerable:
@@ -220,7 +228,9 @@ def main() -> int:
     answerable = sum(total[k] for k in kinds if KINDS_ANSWERABLE[k])
     print(f"answerable {answerable}, unanswerable {grand - answerable}")
     if overlaps:
-        print(f"near_miss: mean share of the question's content words found in its near sentence {sum(overlaps) / len(overlaps):.2f}")
+        print(
+            f"near_miss: mean share of the question's content words found in its near sentence {sum(overlaps) / len(overlaps):.2f}"
+        )
     if grand < args.min_total:
         problems.append(f"{grand} questions in all, fewer than {args.min_total}")
     for problem in problems:
