@@ -190,7 +190,8 @@ def knowledge_gaps(
     turns = abstained(visible_to(index, read_log(log_path, retention_days), audience))
     if not turns:
         return []
-    questions = [str(r["query"]).strip() for r in turns]
+    asked = [str(r["query"]).strip() for r in turns]  # re-asked as the user asked them
+    questions = list(asked)  # as reviewers see them
     vectors = np.asarray(index.embed_texts(questions), dtype=np.float32)
     labels = cluster(vectors)
     retriever = index.retriever(1, audience)
@@ -198,13 +199,14 @@ def knowledge_gaps(
     for question, vector in zip(questions, vectors, strict=False):
         hits = retriever.retrieve(QueryBundle(query_str=question, embedding=vector.tolist()))
         nearest.append(_section_label(hits[0].node) if hits else "")
-    resolved = {q: resolver.resolved_by(q, audience) for q in dict.fromkeys(questions)} if resolver else {}
+    answered = {q: resolver.resolved_by(q, audience) for q in dict.fromkeys(asked)} if resolver else {}
+    resolved = [answered.get(q, "") for q in asked]
     members: dict[int, list[int]] = defaultdict(list)
     for i, label in enumerate(labels):
         members[label].append(i)
 
     def still_open(idx: list[int]) -> int:
-        return sum(1 for i in idx if not resolved.get(questions[i]))
+        return sum(1 for i in idx if not resolved[i])
 
     ordered = sorted(
         members.values(), key=lambda idx: (still_open(idx) == 0, -still_open(idx), -len(idx), questions[idx[0]].lower())
@@ -219,7 +221,7 @@ def knowledge_gaps(
                     turns[i].get("sigma"),
                     str(turns[i].get("ts", "")),
                     nearest[i],
-                    resolved.get(questions[i], ""),
+                    resolved[i],
                 )
                 for i in idx
             ],

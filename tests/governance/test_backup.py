@@ -84,6 +84,9 @@ def test_a_backup_taken_while_users_chat_restores_to_the_same_answers(original, 
     snapshot = (fresh / "query_log.jsonl").read_text(encoding="utf-8")
     verified = run_module("governance", "audit", "verify", "--home", str(fresh), home=fresh)
     assert verified.returncode == 0 and verified.stdout.startswith("OK:"), verified.stdout + verified.stderr
+    marker = "audit_genesis"  # the chain's genesis marker, where the audit log keeps one, comes along
+    settings = [json.loads((h / "settings.json").read_text()) for h in (home, fresh)]
+    assert settings[0].get(marker) == settings[1].get(marker) and settings[1]["tau"] == 0.55
     events = [json.loads(line)["event"] for line in (fresh / "audit.jsonl").read_text().splitlines()]
     assert events[-1] == "backup_restored" and "ticket_approved" in events and "document_added" in events
 
