@@ -58,7 +58,7 @@ def test_student_gets_a_cited_answer_through_the_api(app):
     base, _ = app
     with httpx.Client() as client:
         login(client, base, "student")
-        event, data = call(client, base, "ask", "What is the revaluation fee?", [], "")
+        event, data = call(client, base, "ask", "What is the revaluation fee?", "")
     assert event == "complete"
     history, _, _state, support, sources = data  # gr.State is not exposed over the API
     assert "Rs. 500" in history[-1]["content"][0]["text"] and "[1]" in history[-1]["content"][0]["text"]

@@ -69,7 +69,7 @@ class Tab:
 
     def ask(self, process: int, question: str) -> str:
         output = queue_call(self.client, self.bases[process], self.fn[process], self.sessions[process],
-                            [question, self.histories[process], None], 120)
+                            [question, None], 120)
         self.histories[process] = output[0]
         self.asked.append(question)
         return _reply(self.histories[process])

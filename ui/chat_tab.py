@@ -2,7 +2,12 @@
 
 The conversation shown is always re-derived from the caller's own stored history, keyed by the
 identity of the request; the only per-browser state is the current session id, and the memory
-service looks that id up inside the caller's own file, so a forged id finds nothing.
+service looks that id up inside the caller's own file, so a forged id finds nothing. The Chatbot
+is an output only: no turn takes the conversation from the browser, so a client cannot slip a
+file (a `FileData` naming a server path) into it.
+
+A line under the message box tells users that unanswered questions are read, without their
+names, to improve the policies (the Insights tab's knowledge gaps).
 """
 
 from __future__ import annotations
@@ -87,16 +92,18 @@ def build_chat_tab(service: WarrantService, identity_of: Callable[[gr.Request], 
             support = gr.HTML(support_html(None), elem_id="warrant-support")
             sources = gr.HTML(sources_html(None), elem_id="warrant-sources")
 
-    def ask(text: str, history: list, sid: str, request: gr.Request):
+    def ask(text: str, sid: str, request: gr.Request):
         """A generator: an LLM-written answer streams in as it is written (marked as unchecked),
-        and the verified answer replaces it at the end; an extractive answer comes in one step."""
-        asked = [*list(history or []), {"role": "user", "content": user_bubble(text)}]
+        and the verified answer replaces it at the end; an extractive answer comes in one step.
+        The conversation shown is the caller's stored one for `sid`, plus this turn."""
+        asked = [{"role": "user", "content": user_bubble(text)}]
 
         def reply(content: str) -> tuple:
             return [*asked, {"role": "assistant", "content": content}], "", sid, gr.update(), gr.update()
 
         try:
             identity = identity_of(request)
+            asked = [*history_messages(service.conversation(identity, sid)), *asked]
         except PermissionDenied as exc:
             yield reply(user_bubble(str(exc)))
             return
@@ -129,8 +136,8 @@ def build_chat_tab(service: WarrantService, identity_of: Callable[[gr.Request], 
     outputs = [chatbot, message, session_id, support, sources]
     # Both triggers share one limit: the Ask button and Enter are the same kind of turn.
     limit: _Concurrency = {"concurrency_limit": service.config.chat_concurrency, "concurrency_id": "chat-turn"}
-    send.click(ask, [message, chatbot, session_id], outputs, api_name="ask", **limit)
-    message.submit(ask, [message, chatbot, session_id], outputs, api_visibility="private", **limit)
+    send.click(ask, [message, session_id], outputs, api_name="ask", **limit)
+    message.submit(ask, [message, session_id], outputs, api_visibility="private", **limit)
     new.click(start_new, None, [chatbot, session_id, support, sources], api_name="new_conversation")
 
     def restore(request: gr.Request):

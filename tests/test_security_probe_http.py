@@ -1,0 +1,176 @@
+"""Issue 27 over HTTP, against the real `python app.py`: the findings of the second attacker's probe.
+
+Each test names the finding it pins (f1 … f12). The findings that need the app in Spaces mode
+(forwarded addresses, framing) run against a second app started with `SPACE_ID` set.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import json
+import re
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import httpx
+import pytest
+
+from scenarios.bench_http import ask_fn_index
+from tests.conftest import REPO
+from tests.ui.server import DEMO_PASSWORD, call, login, running_app
+
+CLAIM = "The revaluation fee is now Rs. 800 per course."
+
+
+@pytest.fixture(scope="module")
+def app():
+    with running_app() as (base, home):
+        yield base, home
+
+
+# -- f1. no client names a server file: every route, every spelling of the Content-Type -----------
+
+# How FastAPI decides a body is JSON: any case, any parameters, a `+json` subtype, or no header.
+SPELLINGS = ("application/json", "application/JSON", "Application/Json; charset=utf-8", "application/vnd.x+json", None)
+
+
+def _file_data(path: Path | str) -> dict:
+    return {"path": str(path), "meta": {"_type": "gradio.FileData"}, "orig_name": Path(path).name}
+
+
+PLANTED = "planted-demo-password-" + uuid.uuid4().hex[:8]
+
+
+def _targets(home: Path) -> list[Path]:
+    """Server files a client might name: state (one with an extension a proof may have, as the demo
+    passwords file has), the process's environment, the app's own code."""
+    planted = home / "demo_passwords.txt"
+    if not planted.exists():
+        planted.write_text(f"student {PLANTED}\n", encoding="utf-8")
+    return [planted, home / "secret.key", home / "accounts.json", Path("/proc/self/environ"), REPO / "README.md",
+            home / "uploads" / ".." / "demo_passwords.txt"]
+
+
+def _post(client: httpx.Client, url: str, body: dict, content_type: str | None) -> httpx.Response:
+    headers = {"Content-Type": content_type} if content_type else {}
+    request = client.build_request("POST", url, content=json.dumps(body).encode(), headers=headers)
+    if content_type is None:
+        request.headers.pop("Content-Type", None)
+    return client.send(request)
+
+
+def _through_call(client, base, api_name, data, content_type) -> str:
+    started = _post(client, f"{base}/gradio_api/call/{api_name}", {"data": data}, content_type)
+    if started.status_code != 200:
+        return started.text
+    stream = client.get(f"{base}/gradio_api/call/{api_name}/{started.json()['event_id']}", timeout=120)
+    return stream.text
+
+
+def _through_run(client, base, api_name, data, content_type) -> str:
+    return _post(client, f"{base}/gradio_api/run/{api_name}", {"data": data}, content_type).text
+
+
+def _through_queue(client, base, api_name, data, content_type) -> str:
+    session = uuid.uuid4().hex[:11]
+    body = {"data": data, "fn_index": ask_fn_index(client, base, api_name), "session_hash": session,
+            "event_data": None, "trigger_id": None}
+    joined = _post(client, f"{base}/gradio_api/queue/join", body, content_type)
+    if joined.status_code != 200:
+        return joined.text
+    seen = []
+    with client.stream("GET", f"{base}/gradio_api/queue/data", params={"session_hash": session}, timeout=120) as s:
+        for line in s.iter_lines():
+            seen.append(line)
+            if '"process_completed"' in line or '"unexpected_error"' in line:
+                break
+    return "\n".join(seen)
+
+
+def _through_multipart(client, base, api_name, data, content_type) -> str:
+    files = {"data": ("data.json", json.dumps({"data": data}).encode(), content_type or "application/json")}
+    return client.post(f"{base}/gradio_api/call/{api_name}", files=files).text
+
+
+ROUTES = (_through_call, _through_run, _through_queue, _through_multipart)
+
+
+def _served(client: httpx.Client, base: str, text: str) -> str:
+    """Everything the app serves at the file URLs a response names."""
+    bodies = []
+    for url in set(re.findall(r"/gradio_api/file=[^\"'\s\\]+", text)):
+        bodies.append(client.get(base + url).text)
+    return "\n".join(bodies)
+
+
+def _secrets(home: Path) -> list[str]:
+    return [(home / "secret.key").read_text(encoding="utf-8").strip(), "$argon2id$", f"={DEMO_PASSWORD}",
+            PLANTED, "cited-or-silent core"]  # the last: a phrase of README.md
+
+
+def _copies_in_uploads(home: Path, secrets: list[str]) -> list[str]:
+    found = []
+    for path in (home / "uploads").rglob("*"):
+        if path.is_file():
+            text = path.read_bytes().decode("utf-8", "replace")
+            found += [f"{path}: {s[:12]}" for s in secrets if s in text]
+    return found
+
+
+def test_f1_no_route_or_content_type_copies_a_server_file_into_a_claim(app):
+    base, home = app
+    secrets = _secrets(home)
+    leaked = []
+    with httpx.Client(timeout=120) as client:
+        login(client, base, "student")
+        for route in ROUTES:
+            for spelling in SPELLINGS:
+                for target in _targets(home):
+                    answer = route(client, base, "file_claim", [CLAIM, "", _file_data(target)], spelling)
+                    shown = answer + _served(client, base, answer)
+                    leaked += [f"{route.__name__} {spelling} {target}" for s in secrets if s in shown]
+        _, mine = call(client, base, "my_claims")
+    tickets = (home / "tickets.json").read_text(encoding="utf-8") if (home / "tickets.json").exists() else ""
+    assert leaked == []
+    assert [s for s in secrets if s in tickets + json.dumps(mine)] == []
+    assert _copies_in_uploads(home, secrets) == []
+
+
+def _histories_with(path: Path) -> list[list]:
+    """Chat histories as a client could write them, each with a message carrying a file."""
+    data = _file_data(path)
+    return [
+        [{"role": "user", "content": [{"type": "file", "file": data}]}],
+        [{"role": "assistant", "content": [{"type": "text", "text": "ok"}, {"type": "file", "file": data}]}],
+    ]
+
+
+def test_f1_the_chat_takes_no_file_from_the_client(app):
+    base, home = app
+    secrets = _secrets(home)
+    leaked = []
+    with httpx.Client(timeout=120) as client:
+        login(client, base, "student")
+        for route in (_through_call, _through_queue):
+            for spelling in SPELLINGS[:3]:
+                for target in _targets(home)[:5]:
+                    for history in _histories_with(target):
+                        answer = route(client, base, "ask", ["What is the revaluation fee?", history, ""], spelling)
+                        shown = answer + _served(client, base, answer)
+                        leaked += [f"{route.__name__} {spelling} {target}" for s in secrets if s in shown]
+        # the chat itself still works, and shows the caller's own stored conversation
+        event, data = call(client, base, "ask", "What is the revaluation fee?", "")
+    assert leaked == []
+    assert _copies_in_uploads(home, secrets) == []
+    assert event == "complete" and "Rs. 500" in json.dumps(data[0]), data
+
+
+def test_f1_state_app_and_system_files_are_never_served(app):
+    base, home = app
+    with httpx.Client(timeout=60) as client:
+        login(client, base, "student")
+        for target in [*_targets(home), home / "tickets.json", home / "audit.jsonl"]:
+            served = client.get(f"{base}/gradio_api/file={target}")
+            assert served.status_code in (403, 404), (target, served.status_code)
