@@ -174,3 +174,32 @@ def test_f1_state_app_and_system_files_are_never_served(app):
         for target in [*_targets(home), home / "tickets.json", home / "audit.jsonl"]:
             served = client.get(f"{base}/gradio_api/file={target}")
             assert served.status_code in (403, 404), (target, served.status_code)
+
+
+# -- f2. one claim's pasted proof does not hold the server ----------------------------------------
+
+def test_f2_a_pathological_proof_neither_stalls_its_claim_nor_other_users(app):
+    base, _ = app
+    outcome: dict = {}
+
+    def file_claim() -> None:
+        started = time.monotonic()
+        with httpx.Client(timeout=300) as client:
+            login(client, base, "student")
+            outcome["event"], outcome["data"] = call(client, base, "file_claim", CLAIM, "12" * 10000, None)
+        outcome["seconds"] = time.monotonic() - started
+
+    worker = threading.Thread(target=file_claim)
+    worker.start()
+    waits = []
+    with httpx.Client(timeout=300) as other:
+        while worker.is_alive() and len(waits) < 20:
+            started = time.monotonic()
+            assert other.get(base + "/login").status_code == 200
+            waits.append(time.monotonic() - started)
+            time.sleep(0.25)
+    worker.join()
+    # before: the claim took 52 s and another user's GET /login waited 51 s of it
+    assert outcome["event"] == "complete" and str(outcome["data"][0]).startswith("Filed as"), outcome
+    assert outcome["seconds"] < 30, outcome["seconds"]
+    assert max(waits, default=0) < 5, waits
