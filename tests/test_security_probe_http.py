@@ -203,3 +203,22 @@ def test_f2_a_pathological_proof_neither_stalls_its_claim_nor_other_users(app):
     assert outcome["event"] == "complete" and str(outcome["data"][0]).startswith("Filed as"), outcome
     assert outcome["seconds"] < 30, outcome["seconds"]
     assert max(waits, default=0) < 5, waits
+
+
+# -- f3. an untrusted PDF is read with limits ------------------------------------------------------
+
+def test_f3_a_pdf_proof_too_costly_to_read_is_refused_plainly_and_at_once(app):
+    from tests.documents_fixtures import make_xobject_bomb
+
+    base, home = app
+    bomb = make_xobject_bomb(pages=4, draws=400, ops=1000)  # 1.4 KB; pypdf spent a minute on it
+    with httpx.Client(timeout=300) as client:
+        login(client, base, "student")
+        uploaded = client.post(f"{base}/gradio_api/upload", files={"files": ("circular.pdf", bomb, "application/pdf")})
+        path = uploaded.json()[0]
+        started = time.monotonic()
+        event, data = call(client, base, "file_claim", CLAIM, "", _file_data(path))
+        seconds = time.monotonic() - started
+    assert event == "complete" and "too complex to read" in str(data[0]), data
+    assert seconds < 30, seconds
+    assert "Traceback" not in str(data)
