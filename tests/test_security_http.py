@@ -22,7 +22,8 @@ EVIL = "https://evil.example"
 
 @pytest.fixture(scope="module")
 def app():
-    with running_app() as (base, home):
+    # behind one proxy, which the throttle test plays: it appends the client address it saw
+    with running_app(extra_env={"WARRANT_TRUSTED_PROXY_HOPS": "1"}) as (base, home):
         yield base, home
 
 

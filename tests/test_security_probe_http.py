@@ -222,3 +222,66 @@ def test_f3_a_pdf_proof_too_costly_to_read_is_refused_plainly_and_at_once(app):
     assert event == "complete" and "too complex to read" in str(data[0]), data
     assert seconds < 30, seconds
     assert "Traceback" not in str(data)
+
+
+# -- f6. simultaneous guesses are counted before their passwords are checked -----------------------
+
+def test_f6_simultaneous_wrong_passwords_get_no_more_checks_than_the_limit(app):
+    base, _ = app
+    start = threading.Barrier(24)
+
+    def guess(n: int) -> str:
+        with httpx.Client(timeout=120) as client:
+            start.wait()
+            return client.post(base + "/login", data={"username": "race-target", "password": f"guess-{n}-pass"}).text
+
+    with concurrent.futures.ThreadPoolExecutor(24) as pool:
+        answers = list(pool.map(guess, range(24)))
+    checked = sum("Wrong username or password" in a for a in answers)
+    assert checked <= 5, checked  # before: all 24 were checked against a limit of 5
+    assert sum("Too many failed attempts" in a for a in answers) == 24 - checked
+
+
+# -- in Spaces mode: f4 forwarded addresses, f10 framing -------------------------------------------
+
+SPACE_HOST = "someone-warrant.hf.space"
+
+
+@pytest.fixture(scope="module")
+def space():
+    with running_app(extra_env={"SPACE_ID": "someone/warrant", "SPACE_HOST": SPACE_HOST}) as (base, home):
+        yield base, home
+
+
+def _login_via_proxy(base: str, username: str, password: str, forwarded_for: str) -> httpx.Response:
+    """A login as Hugging Face's proxy passes it on: the client's own X-Forwarded-For (anything it
+    likes), with the address the proxy saw appended."""
+    with httpx.Client(timeout=120) as client:
+        return client.post(base + "/login", data={"username": username, "password": password},
+                           headers={"X-Forwarded-For": forwarded_for}, follow_redirects=False)
+
+
+def test_f4_a_client_cannot_choose_its_address_for_the_throttle(space):
+    base, _ = space
+    answers = [_login_via_proxy(base, f"sprayed{n}", "wrong-guess-123", f"10.66.{n}.1, 203.0.113.7").text
+               for n in range(34)]
+    checked = sum("Wrong username or password" in a for a in answers)
+    assert checked == 30, checked  # before: every fresh address was a new client, all 34 checked
+    assert "from your network" in answers[-1]
+
+
+def test_f4_spoofing_a_users_address_does_not_lock_them_out(space):
+    base, _ = space
+    real = "198.51.100.5"
+    assert _login_via_proxy(base, "student", DEMO_PASSWORD, real).status_code == 303
+    for n in range(34):  # the attacker (203.0.113.9) writes the student's address in front of its own
+        _login_via_proxy(base, f"someone{n}", "wrong-guess-123", f"{real}, 203.0.113.9")
+    assert _login_via_proxy(base, "student", DEMO_PASSWORD, real).status_code == 303
+    assert "from your network" in _login_via_proxy(base, "student", DEMO_PASSWORD, "203.0.113.9").text
+
+
+def test_f10_only_this_space_and_huggingface_may_frame_the_app(space):
+    base, _ = space
+    csp = httpx.get(base + "/login").headers["content-security-policy"]
+    ancestors = next(d for d in csp.split("; ") if d.startswith("frame-ancestors"))
+    assert ancestors.split()[1:] == ["'self'", "https://huggingface.co", f"https://{SPACE_HOST}"], ancestors

@@ -4,7 +4,8 @@ Every gradio route (page, config, queue, API) passes through `auth_dependency`, 
 only a valid signed cookie of a current session of an existing account; the tabs then build the
 `Identity` of each call from `request.username`. Tabs for reviewers and admins are hidden from
 other roles, which is presentation only: their handlers check the role again on the server.
-Around everything: cross-origin refusal and security headers (`ui.http_security`); inside Gradio,
+Around everything: the client's address as the configured proxies vouch for it
+(`ui.client_address`), cross-origin refusal and security headers (`ui.http_security`); inside Gradio,
 its own refusal of any client file outside the upload folder and the list of paths it never
 serves (`ui.uploads`). See SECURITY.md.
 """
@@ -25,6 +26,7 @@ from pipeline.keys import load_or_create_secret
 from pipeline.storage import tighten_permissions
 from ui.admin_tab import build_admin_tab
 from ui.chat_tab import build_chat_tab
+from ui.client_address import forwarded_client
 from ui.documents_tab import build_documents_tab
 from ui.http_security import add_http_protections, limit_bodies
 from ui.insights_tab import build_insights_tab
@@ -147,5 +149,6 @@ def build_app(service: WarrantService) -> FastAPI:
     )
     only_uploads(blocks)
     app.add_middleware(limit_bodies)
-    add_http_protections(app, config, current_username)  # outermost: runs first
+    add_http_protections(app, config, current_username)
+    app.add_middleware(forwarded_client, hops=config.trusted_proxy_hops)  # outermost: runs first
     return app

@@ -9,8 +9,8 @@ login for the API description.
   and form posts; clients that send neither (curl, scripts) are not browsers riding on a victim's
   cookie.
 - **Security headers** on every response: a Content-Security-Policy (no remote images, scripts,
-  frames or form targets; `frame-ancestors` the app itself, plus huggingface.co on Spaces, or
-  `WARRANT_FRAME_ANCESTORS`), `X-Frame-Options` off Spaces, `X-Content-Type-Options: nosniff`,
+  frames or form targets; `frame-ancestors` the app itself, plus huggingface.co and this Space's
+  own host on Spaces, or `WARRANT_FRAME_ANCESTORS`), `X-Frame-Options` off Spaces, `X-Content-Type-Options: nosniff`,
   `Referrer-Policy: same-origin`.
 - **The API description** (`/openapi.json`, `/docs`, `/redoc`, Gradio's `/gradio_api/info`
   is already behind the login) answers 401 without a session.
@@ -29,7 +29,19 @@ from fastapi.responses import JSONResponse
 _SAFE_METHODS = {"GET", "HEAD"}
 MAX_BODY_BYTES = 4 * 1024 * 1024  # an event's data, a login form: far below this
 _DOC_SUFFIXES = ("/openapi.json", "/docs", "/redoc", "/docs/oauth2-redirect")
-SPACES_FRAME_ANCESTORS = "'self' https://huggingface.co https://*.huggingface.co https://*.hf.space"
+SPACES_FRAME_ANCESTORS = "'self' https://huggingface.co"
+
+
+def frame_ancestors(config) -> str:
+    """Who may frame the app: `WARRANT_FRAME_ANCESTORS`, else the app itself, plus on Spaces
+    huggingface.co (the Space's page) and this Space's own host - not `*.hf.space`, which would let
+    any other Space frame it."""
+    if config.frame_ancestors:
+        return config.frame_ancestors
+    if not config.on_spaces:
+        return "'self'"
+    own = f" https://{config.space_host}" if config.space_host else ""
+    return SPACES_FRAME_ANCESTORS + own
 
 
 def _origin_of(url: str) -> str:
@@ -92,8 +104,7 @@ def content_security_policy(frame_ancestors: str) -> str:
 def add_http_protections(app: FastAPI, config, current_username: Callable) -> None:
     """Install the origin check, the headers and the login for API docs on `app` (outermost)."""
     allowed = tuple(config.allowed_origins)
-    ancestors = config.frame_ancestors or (SPACES_FRAME_ANCESTORS if config.on_spaces else "'self'")
-    csp = content_security_policy(ancestors)
+    csp = content_security_policy(frame_ancestors(config))
     headers = {
         "Content-Security-Policy": csp,
         "X-Content-Type-Options": "nosniff",
