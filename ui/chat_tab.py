@@ -31,6 +31,12 @@ _LOG = logging.getLogger("warrant.ui")
 _GENERIC_ERROR = "Something went wrong while answering; please try again. The error was logged."
 _DONE = object()
 STREAM_UPDATE_S = 0.1  # at most ten partial updates a second go to the browser
+# What happens to a question: said where it is asked (the Insights tab's knowledge gaps show
+# reviewers unanswered questions, without names and with obvious personal data taken out).
+PRIVACY_NOTICE = (
+    "Questions the policies cannot answer are read, without your name, by the people who keep the "
+    "policies, to improve them. Please leave personal details (ID numbers, phone, e-mail) out of your questions."
+)
 _R = TypeVar("_R")
 
 
@@ -88,6 +94,7 @@ def build_chat_tab(service: WarrantService, identity_of: Callable[[gr.Request], 
             with gr.Row():
                 send = gr.Button("Ask", variant="primary", elem_id="warrant-send")
                 new = gr.Button("New conversation", elem_id="warrant-new")
+            gr.Markdown(PRIVACY_NOTICE, elem_id="warrant-privacy-note", elem_classes=["warrant-muted"])
         with gr.Column(scale=2):
             support = gr.HTML(support_html(None), elem_id="warrant-support")
             sources = gr.HTML(sources_html(None), elem_id="warrant-sources")
