@@ -322,3 +322,19 @@ def test_f10_only_this_space_and_huggingface_may_frame_the_app(space):
     csp = httpx.get(base + "/login").headers["content-security-policy"]
     ancestors = next(d for d in csp.split("; ") if d.startswith("frame-ancestors"))
     assert ancestors.split()[1:] == ["'self'", "https://huggingface.co", f"https://{SPACE_HOST}"], ancestors
+
+
+# -- f5. emptying the audit log is caught (last: it empties this app's log) -------------------------
+
+def test_f5_the_admins_verify_button_catches_an_emptied_audit_log(app):
+    base, home = app
+    with httpx.Client(timeout=120) as student:  # at least one audited event in this deployment
+        login(student, base, "student")
+        call(student, base, "file_claim", CLAIM, "", None)
+    with httpx.Client(timeout=120) as admin:
+        login(admin, base, "admin")
+        assert str(call(admin, base, "audit_verify")[1][0]).startswith("OK:")
+        (home / "audit.jsonl").write_text("", encoding="utf-8")  # : > audit.jsonl
+        (home / "audit.jsonl.head").unlink()  # rm audit.jsonl.head
+        verdict = str(call(admin, base, "audit_verify")[1][0])
+    assert verdict.startswith("BROKEN") and "emptied" in verdict, verdict  # before: "OK: 0 records, chain intact."
