@@ -9,7 +9,8 @@ of up to six digits ("Rs. 50,000", "30 credits") stay, as the topic is in them.
 Plain patterns, not a library: the PII detectors on PyPI (presidio and others) need spaCy models
 downloaded at run time, and nothing here may download. The patterns cannot find every personal
 detail (a name mentioned in passing stays); they find the obvious ones, which is what the chat's
-notice promises. Every pattern runs in linear time (each starts only at a word's edge).
+notice promises. Every pattern runs in linear time (each starts only at the edge of what it
+reads, and takes it at once).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 import re
 
 _REDACTIONS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"), "[email]"),
+    (re.compile(r"(?<![\w.+-])[\w.+-]++@[\w-]++(?:\.[\w-]++)++"), "[email]"),
     (re.compile(r"(?<![\w/.-])\d{1,4}[/.-]\d{1,2}[/.-]\d{2,4}(?![\w/.-])"), "[date]"),
     # seven digits or more, spaces, hyphens or dots between them allowed: phone, account, roll numbers
     (re.compile(r"(?<![\w+])\+?\d(?:[ .-]?\d){6,}(?!\w)"), "[number]"),
