@@ -56,6 +56,11 @@ def make_pdf(lines: list[tuple[str, float]], title: str = "") -> bytes:
         b"<< /Length " + str(len(stream)).encode() + b" >>\nstream\n" + stream + b"\nendstream",
         info,
     ]
+    return _pdf_file(objects, b" /Info 6 0 R")
+
+
+def _pdf_file(objects: list[bytes], trailer: bytes = b"") -> bytes:
+    """A PDF of numbered `objects` (the first is the catalogue) with its cross-reference table."""
     out = io.BytesIO()
     out.write(b"%PDF-1.4\n")
     offsets = []
@@ -66,7 +71,7 @@ def make_pdf(lines: list[tuple[str, float]], title: str = "") -> bytes:
     out.write(f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode())
     for offset in offsets:
         out.write(f"{offset:010d} 00000 n \n".encode())
-    out.write(f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R /Info 6 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode())
+    out.write(f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R".encode() + trailer + f" >>\nstartxref\n{xref}\n%%EOF\n".encode())
     return out.getvalue()
 
 
@@ -147,15 +152,4 @@ def make_xobject_bomb(pages: int = 4, draws: int = 400, ops: int = 2000, form: b
         for _ in range(pages)
     ]
     objects.append(stream(page_content))
-    out = io.BytesIO()
-    out.write(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(out.tell())
-        out.write(f"{number} 0 obj\n".encode() + body + b"\nendobj\n")
-    xref = out.tell()
-    out.write(f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode())
-    for offset in offsets:
-        out.write(f"{offset:010d} 00000 n \n".encode())
-    out.write(f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode())
-    return out.getvalue()
+    return _pdf_file(objects)

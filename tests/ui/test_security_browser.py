@@ -12,9 +12,9 @@ import pytest
 from tests.documents_fixtures import RESEARCH_ETHICS, make_pdf
 from tests.ui.server import call, login, running_app
 from tests.ui.test_browser import CHROMIUM, LAUNCH_ARGS, _log_in, _require_browser
+from tests.ui.test_documents_browser import _open_tab, _wait_text
 
 pytestmark = pytest.mark.browser
-SLOW = 240_000  # a page can take minutes on a machine shared with other work
 
 
 @pytest.fixture(scope="module")
@@ -32,18 +32,6 @@ def browser(app):
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=LAUNCH_ARGS)
         yield browser
         browser.close()
-
-
-def _open_tab(page, name: str) -> None:
-    page.wait_for_selector("#warrant-user", timeout=SLOW)
-    tab = page.get_by_role("tab", name=name)
-    tab.wait_for(state="visible", timeout=SLOW)
-    tab.click()
-
-
-def _wait_text(page, selector: str, text: str) -> None:
-    page.wait_for_function(
-        "([s, t]) => (document.querySelector(s) || {}).innerText?.includes(t)", arg=[selector, text], timeout=SLOW)
 
 
 RESEARCH_ETHICS_TEXT = [text for text, _ in RESEARCH_ETHICS]  # a real document's worth of words
