@@ -204,7 +204,11 @@ class AuditLog:
                 or not hmac.compare_digest(str(marker.get("mac", "")), genesis_mac(marker["first_hash"], key))
             ):
                 return VerifyResult(
-                    False, 0, 1, f"the genesis marker in {self.anchor.name} is not keyed with the audit key (forged)"
+                    False,
+                    0,
+                    1,
+                    f"the genesis marker in {self.anchor.name} is not keyed with the audit key (forged, or the "
+                    "key is not the one it was written with)",
                 )
             genesis = marker["first_hash"]
         prev = GENESIS

@@ -27,7 +27,8 @@ from tests.conftest import REPO, subprocess_env
 DEMO_PASSWORD = "demo-pass-for-tests-123"
 _STATE_OF_A_RUN = shutil.ignore_patterns("users", "accounts.json", ".accounts.json.bak", "audit.jsonl*",
                                          "secret.key", "query_log.jsonl", "tickets.json", ".tickets.json.bak",
-                                         "uploads", "proofs", "*.lock", "demo_passwords.txt")
+                                         "uploads", "proofs", "*.lock", "demo_passwords.txt",
+                                         "settings.json", ".settings.json.bak")  # τ and the audit log's marker
 _TEMPLATE: dict[str, Path] = {}
 
 
