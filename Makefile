@@ -10,9 +10,9 @@ STAMP := $(VENV)/.warrant
 # Caches (pip, matplotlib, Hugging Face, torch) stay inside the project, not in ~/.cache.
 export XDG_CACHE_HOME := $(CURDIR)/.cache
 export MPLCONFIGDIR := $(CURDIR)/.cache/matplotlib
-# Linted and type-checked code (the issue's scope; tests and scenarios are not checked yet).
-LINT_PATHS := pipeline memory governance ui app.py
-# `make test` runs `make lint` first: ruff (lint + format check), then mypy.
+# Linted, formatted and type-checked code: all of it, tests and scenarios included.
+LINT_PATHS := pipeline memory governance ui app.py scenarios tests
+# `make test` runs `make lint` first: ruff (lint + format check), mypy, then the import contracts.
 
 .PHONY: run test lint ruff install install-dev browser scenarios bench golden venv
 
@@ -45,6 +45,7 @@ ruff: install-dev
 
 lint: ruff
 	$(PY) -m mypy $(LINT_PATHS)
+	$(VENV)/bin/lint-imports --no-logo
 
 test: lint install-dev browser
 	HF_HUB_OFFLINE=1 $(PY) -m pytest

@@ -1,6 +1,6 @@
 """Warrant's entry point: `python app.py` serves the web app (default http://127.0.0.1:7860).
 
-Reads the configuration once (pipeline/config.py), builds the index from data/policies on the
+Reads the configuration once (pipeline/ground/config.py), builds the index from data/policies on the
 first start, creates the demo accounts when there are none, and serves with uvicorn.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import sys
 
-from pipeline.config import load_config, set_offline_environment
+from pipeline.ground.config import load_config, set_offline_environment
 
 
 def _progress(fraction: float, message: str) -> None:
@@ -21,7 +21,7 @@ def main() -> int:
     os.umask(0o077)  # everything the app writes (state, index, uploads) is private to its user
     config = load_config()
     print(f"[warrant] state directory: {config.home}", flush=True)
-    from pipeline.chroma_client import IndexInUse, claim_embedded_index
+    from pipeline.retrieve.chroma_client import IndexInUse, claim_embedded_index
 
     try:
         serving_lock = claim_embedded_index(config)  # held until this process exits

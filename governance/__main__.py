@@ -11,7 +11,7 @@ import sys
 
 from governance import commands
 from governance.audit import AuditLog
-from pipeline.config import load_config
+from pipeline.ground.config import load_config
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -13,7 +13,7 @@ the real user out. Each attempt is counted before its password is checked, so si
 guesses cannot all slip under the limit. Each account also has a session version (`sv`): logout, a password change and a
 role change raise it, which ends every session issued before.
 
-The file is written through `pipeline.storage` (atomic, cross-process lock, damaged-file recovery).
+The file is written through `pipeline.ground.storage` (atomic, cross-process lock, damaged-file recovery).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from argon2 import exceptions as argon2_errors
 from tinydb import Query
 
 from governance.identity import ROLES, Identity
-from pipeline.storage import JSONFile, write_atomic
+from pipeline.ground.storage import JSONFile, write_atomic
 
 USERNAME_RE = re.compile(r"^[A-Za-z0-9._-]{3,32}$")
 # Only for hashes written before argon2id: they verify, and are replaced at the next login.

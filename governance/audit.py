@@ -16,7 +16,7 @@ head says records were written and the log is empty or missing, when the log doe
 the record the marker names, or when one of the two copies is gone or forged. (Someone who
 deletes the settings file too, and knows to, is out of reach of any check kept on the same disk.)
 
-The key is `WARRANT_AUDIT_KEY`, else the cookie secret (`pipeline.keys.audit_key`). Records
+The key is `WARRANT_AUDIT_KEY`, else the cookie secret (`pipeline.ground.keys.audit_key`). Records
 written before the chain was keyed (plain sha256, no `alg`) are accepted only as a prefix that
 a keyed record and the keyed head pin.
 """
@@ -32,7 +32,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from pipeline.storage import FILE_MODE, JSONDocument, lock_for, write_atomic
+from pipeline.ground.storage import FILE_MODE, JSONDocument, lock_for, write_atomic
 
 GENESIS = "0" * 64
 ALG = "hmac-sha256"
@@ -63,8 +63,8 @@ def genesis_mac(first_hash: str, key: bytes) -> str:
 
 
 def _default_key(path: Path, create: bool) -> bytes:
-    from pipeline.config import load_config
-    from pipeline.keys import audit_key
+    from pipeline.ground.config import load_config
+    from pipeline.ground.keys import audit_key
 
     return audit_key(load_config().with_home(path.parent), create=create)
 

@@ -17,8 +17,8 @@ import sys
 from pathlib import Path
 
 from governance.identity import Identity
-from pipeline.config import Config
-from pipeline.convert import MAX_UPLOAD_BYTES
+from pipeline.ground.config import Config
+from pipeline.ingest.convert import MAX_UPLOAD_BYTES
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -125,8 +125,8 @@ def _print_list(entries) -> None:
 
 def run_insights(args: argparse.Namespace, config: Config) -> int:
     from governance.insights import knowledge_gaps, write_gaps_csv
-    from pipeline.embedding import MiniLMEmbedding
-    from pipeline.index import ChunkIndex
+    from pipeline.ingest.embedding import MiniLMEmbedding
+    from pipeline.ingest.index import ChunkIndex
 
     if not config.query_log_path.exists():
         print(f"refused: no query log at {config.query_log_path}", file=sys.stderr)

@@ -13,8 +13,8 @@ import functools
 import re
 from dataclasses import asdict, dataclass
 
-from pipeline import glossary
-from pipeline.text import AMOUNT, content_terms, money_patterns, split_sentences
+from pipeline.language import glossary
+from pipeline.language.text import AMOUNT, content_terms, money_patterns, split_sentences
 
 _WORD_NUMBERS = {
     "one": 1,

@@ -21,9 +21,9 @@ from pathlib import Path
 
 from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
 
-from pipeline.index import ACTIVE, DEPRECATED, ChunkIndex, chunk_to_node
-from pipeline.records import Chunk
-from pipeline.text import slugify
+from pipeline.ground.records import Chunk
+from pipeline.ingest.index import ACTIVE, DEPRECATED, ChunkIndex, chunk_to_node
+from pipeline.language.text import slugify
 
 Hook = Callable[[str], None]
 

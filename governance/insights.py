@@ -70,7 +70,7 @@ def read_log(path: Path, retention_days: int = 0) -> list[dict]:
 
 def prune_log(path: Path, retention_days: int) -> int:
     """Drop records older than `retention_days` (0 keeps everything); returns how many were dropped."""
-    from pipeline.querylog import rewrite_query_log
+    from pipeline.ground.querylog import rewrite_query_log
 
     if retention_days <= 0 or not Path(path).exists():
         return 0

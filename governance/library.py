@@ -23,14 +23,14 @@ from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
 from governance.audit import AuditLog
 from governance.evolution import CorpusEvolution, bump_version
 from governance.identity import Identity, require
-from pipeline.chunking import ChunkIssue, audit_chunks, chunk_document
-from pipeline.config import Config
-from pipeline.convert import ConversionRefused, convert
-from pipeline.documents import DocumentError, document_from_text
-from pipeline.index import ACTIVE, DEPRECATED, chunk_to_node
-from pipeline.records import Chunk
-from pipeline.sentence_vectors import Row
-from pipeline.storage import lock_for
+from pipeline.ground.config import Config
+from pipeline.ground.records import Chunk
+from pipeline.ground.storage import lock_for
+from pipeline.ingest.chunking import ChunkIssue, audit_chunks, chunk_document
+from pipeline.ingest.convert import ConversionRefused, convert
+from pipeline.ingest.documents import DocumentError, document_from_text
+from pipeline.ingest.index import ACTIVE, DEPRECATED, chunk_to_node
+from pipeline.ingest.sentence_vectors import Row
 
 Progress = Callable[[float, str], None]
 

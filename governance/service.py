@@ -19,9 +19,9 @@ from governance.library import DocumentLibrary
 from governance.proof import ProofRefused, read_upload, store_proof
 from governance.tickets import STATUSES, Ticket, TicketStore, new_ticket_id, now_iso
 from governance.trust import trust_score
-from pipeline.config import Config
-from pipeline.records import Answer, Citation
-from pipeline.storage import lock_for
+from pipeline.ground.config import Config
+from pipeline.ground.records import Answer, Citation
+from pipeline.ground.storage import lock_for
 
 MAX_CLAIM_CHARS = 2000
 MAX_PROOF_TEXT_CHARS = 20_000

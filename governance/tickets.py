@@ -1,6 +1,6 @@
 """Review tickets: one policy-change claim each, kept in TinyDB at `<home>/tickets.json`.
 
-The file is written through `pipeline.storage` (atomic replace, cross-process lock, a damaged
+The file is written through `pipeline.ground.storage` (atomic replace, cross-process lock, a damaged
 file recovered from its last good copy).
 
 A ticket is a plain record. The store only reads and writes; who may do what is checked by
@@ -16,7 +16,7 @@ from pathlib import Path
 
 from tinydb import Query
 
-from pipeline.storage import JSONFile
+from pipeline.ground.storage import JSONFile
 
 STATUSES = ("open", "approved", "rejected", "failed")
 

@@ -10,8 +10,8 @@ import re
 from dataclasses import dataclass, field
 
 from governance.contradictions import extract_values
-from pipeline import glossary
-from pipeline.text import content_terms
+from pipeline.language import glossary
+from pipeline.language.text import content_terms
 
 # What marks an official document in any organisation; the organisation's own bodies and web
 # domains come from its glossary (official_sources, official_domains).
@@ -27,7 +27,7 @@ _OFFICIAL_IN_ENGLISH = (
 )
 _ROLE_WEIGHT = {"user": 0.0, "reviewer": 0.15, "admin": 0.15}
 # The most of a proof the score reads (a pasted proof is limited to this; a file's text may add as
-# much again). Every pattern run on it is linear (pipeline.text.AMOUNT), so reading it costs
+# much again). Every pattern run on it is linear (pipeline.language.text.AMOUNT), so reading it costs
 # milliseconds and a pasted proof cannot hold the server (issue 27).
 MAX_READ_CHARS = 20_000
 

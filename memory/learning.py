@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pipeline.text import first_named, split_sentences
+from pipeline.language.text import first_named, split_sentences
 
 PREFERENCE_KEYS = ("length", "format", "show_quotes", "programme", "year", "department")
 PREFERENCE_CHOICES = {
@@ -149,7 +149,7 @@ def _is_question(sentence: str) -> bool:
 
 
 def sentences(text: str) -> list[str]:
-    """The sentences of a chat message, line by line, split as policy text is (pipeline.text), so
+    """The sentences of a chat message, line by line, split as policy text is (pipeline.language.text), so
     "my advisor is Dr. Rao" or the corpus glossary's abbreviations ("Rs. 500") do not end one."""
     return [s for line in text.splitlines() for s in split_sentences(line)]
 

@@ -19,9 +19,9 @@ from governance.identity import Identity, require
 from memory.learning import PREFERENCE_CHOICES, PREFERENCE_KEYS, learn_from, merge_notes
 from memory.recall import LABEL, about_me_target, describe
 from memory.store import UserStore
-from pipeline.querylog import anonymise_actor
-from pipeline.records import Answer, AnswerStyle
-from pipeline.rewrite import rewrite_followup
+from pipeline.answer.rewrite import rewrite_followup
+from pipeline.ground.querylog import anonymise_actor
+from pipeline.ground.records import Answer, AnswerStyle
 
 _DEFAULTS = {
     "length": "standard",

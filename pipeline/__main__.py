@@ -10,7 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from pipeline.config import load_config, set_offline_environment
+from pipeline.ground.config import load_config, set_offline_environment
 
 
 def _print_answer(answer) -> None:

@@ -18,25 +18,25 @@ from typing import TypedDict
 import numpy as np
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
-from pipeline import glossary
-from pipeline.answerability import AnswerabilityCoverage, CoverageCombiner, answerability_model
-from pipeline.chroma_client import open_chroma
-from pipeline.config import Config
-from pipeline.freshness import MISSING, FileStamp, file_stamp
-from pipeline.generate import build_generator
-from pipeline.hybrid import fuse
-from pipeline.index import ChunkIndex, IngestReport
-from pipeline.instructions import action_refusal, instructions_only, is_action_request, set_aside_instructions
-from pipeline.querylog import append_query_log
-from pipeline.question import Question, analyse_question
-from pipeline.question_parts import QuestionPart
-from pipeline.records import ASK_WHEN_NO_OWNER, Answer, AnswerStyle, SupportScore
-from pipeline.sentence_vectors import sentence_cosines
-from pipeline.support import GateResult, SupportPostprocessor
-from pipeline.synthesis import ExtractiveSynthesizer
-from pipeline.term_stats import TermStats
-from pipeline.text import canonical_terms
-from pipeline.verify import verify
+from pipeline.answer.generate import build_generator
+from pipeline.answer.synthesis import ExtractiveSynthesizer
+from pipeline.answer.verify import verify
+from pipeline.gate.answerability import AnswerabilityCoverage, CoverageCombiner, answerability_model
+from pipeline.gate.support import GateResult, SupportPostprocessor
+from pipeline.ground.config import Config
+from pipeline.ground.freshness import MISSING, FileStamp, file_stamp
+from pipeline.ground.querylog import append_query_log
+from pipeline.ground.records import ASK_WHEN_NO_OWNER, Answer, AnswerStyle, SupportScore
+from pipeline.ingest.index import ChunkIndex, IngestReport
+from pipeline.ingest.sentence_vectors import sentence_cosines
+from pipeline.ingest.term_stats import TermStats
+from pipeline.language import glossary
+from pipeline.language.instructions import action_refusal, instructions_only, is_action_request, set_aside_instructions
+from pipeline.language.question import Question, analyse_question
+from pipeline.language.question_parts import QuestionPart
+from pipeline.language.text import canonical_terms
+from pipeline.retrieve.chroma_client import open_chroma
+from pipeline.retrieve.hybrid import fuse
 
 log = logging.getLogger(__name__)
 
@@ -92,7 +92,7 @@ class AnswerEngine:
 
     def __init__(self, config: Config, embed_model=None, index: ChunkIndex | None = None) -> None:
         if embed_model is None:
-            from pipeline.embedding import MiniLMEmbedding
+            from pipeline.ingest.embedding import MiniLMEmbedding
 
             embed_model = MiniLMEmbedding()
         self.config = config
@@ -186,7 +186,7 @@ class AnswerEngine:
 
         Chunks and sentence vectors need nothing here: with a Chroma server every search asks the
         server, and sentence vectors are read from SQLite on each lookup, so both see other
-        processes' writes. (The embedded Chroma store does not: see `pipeline.chroma_client`.)
+        processes' writes. (The embedded Chroma store does not: see `pipeline.retrieve.chroma_client`.)
         """
         stamp = self._term_stats_stamp()
         if stamp == self._stats_stamp:
@@ -207,7 +207,7 @@ class AnswerEngine:
         self, query: str, embedding: list[float] | None = None, terms: Sequence[str] | None = None
     ) -> tuple[list[NodeWithScore], dict[str, float], list[float]]:
         """The `top_k` chunks for `query`: the `fusion_pool` closest by cosine, re-ordered by
-        fusing that rank with BM25 over the query's `terms` (pipeline.hybrid); dense only when
+        fusing that rank with BM25 over the query's `terms` (pipeline.retrieve.hybrid); dense only when
         the pool is 0."""
         timings: dict[str, float] = {}
         if embedding is None:
@@ -238,7 +238,7 @@ class AnswerEngine:
 
         `gated=False` is the standard-RAG baseline used in evaluations: same retrieval and
         synthesiser, no support gate and no verifier, so it always answers when anything is found.
-        `on_token(text so far)` streams an LLM-written answer while it is written (pipeline/generate.py).
+        `on_token(text so far)` streams an LLM-written answer while it is written (pipeline/answer/generate.py).
         """
         started = time.perf_counter()
         self.follow_other_processes()
@@ -249,7 +249,7 @@ class AnswerEngine:
             answer = Answer(text=problem, decision="abstain", reason="input refused", query=question[:200])
             answer.timings_ms["total"] = _ms(started)
             return answer
-        # The message is analysed once (pipeline.question); every step below reads that record.
+        # The message is analysed once (pipeline.language.question); every step below reads that record.
         message = analyse_question((rewritten or question).strip())
         if is_action_request(message.sentences if message.text == question else question):
             return self._declined(question, action_refusal(), "a request to act, not a question", started)
@@ -257,7 +257,7 @@ class AnswerEngine:
         if not query:
             return self._declined(question, instructions_only(), "instructions only, no question", started)
         asked = message if query == message.text else analyse_question(query)
-        # A two-part question's parts are embedded with it, in one pass (pipeline.question_parts).
+        # A two-part question's parts are embedded with it, in one pass (pipeline.language.question_parts).
         parts = asked.parts
         t = time.perf_counter()
         embeddings = self.embed_model.query_embeddings([query, *(p.search for p in parts)])

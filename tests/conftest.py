@@ -1,9 +1,11 @@
-"""Shared fixtures: the real embedding model loaded once per session, tiny corpora on disk."""
+"""Shared fixtures: the real embedding model loaded once per session, tiny corpora on disk, a real
+browser (Debian's chromium through Playwright) and the app served by `python app.py`."""
 
 from __future__ import annotations
 
 import functools
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -14,6 +16,16 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+ARTIFACTS = REPO / "tests" / "artifacts"  # screenshots; the README's in docs/ are copies of these
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
 
 TINY_FEES = """---
 doc_id: fees
@@ -74,7 +86,7 @@ abbreviations: [Rs]
 
 @functools.lru_cache(maxsize=1)
 def _demo_glossary():
-    from pipeline.glossary import Glossary
+    from pipeline.language.glossary import Glossary
 
     return Glossary.load(REPO / "data" / "policies")
 
@@ -84,7 +96,7 @@ def demo_glossary():
     """The demo corpus's words (data/policies/glossary.yaml), as the app has them by default: the
     tiny corpora here are written in them ("Rs. 500", "revaluation"). A test that builds an engine
     over another folder gets that folder's glossary; the one before is restored afterwards."""
-    from pipeline import glossary
+    from pipeline.language import glossary
 
     before = glossary.active()
     glossary.use(_demo_glossary())
@@ -94,7 +106,7 @@ def demo_glossary():
 
 @pytest.fixture(scope="session")
 def embed_model():
-    from pipeline.embedding import MiniLMEmbedding
+    from pipeline.ingest.embedding import MiniLMEmbedding
 
     return MiniLMEmbedding()
 
@@ -118,8 +130,8 @@ def tiny_docs_in_rupees(tiny_docs: Path) -> Path:
 
 @pytest.fixture()
 def tiny_engine(tmp_path: Path, tiny_docs: Path, embed_model):
-    from pipeline.config import load_config
     from pipeline.engine import AnswerEngine
+    from pipeline.ground.config import load_config
 
     config = load_config().with_home(tmp_path / "home")
     engine = AnswerEngine(config, embed_model=embed_model)
@@ -133,3 +145,58 @@ def subprocess_env(home: Path | None = None) -> dict[str, str]:
     if home is not None:
         env["WARRANT_HOME"] = str(home)
     return env
+
+
+def run_module(
+    *args: str, home: Path | None = None, env: dict[str, str] | None = None, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
+    """`python -m ARGS` from the checkout, as a user runs it: offline, on state directory `home`
+    (or with `env`), its output captured as text."""
+    return subprocess.run(
+        [sys.executable, "-m", *args],
+        cwd=REPO,
+        env=env if env is not None else subprocess_env(home),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+@pytest.fixture(scope="session")
+def browser_ready() -> None:
+    """Skip a browser test where chromium or playwright is missing; under CI=true fail instead
+    (browser tests must run there). App fixtures of browser tests take it first, so no app is
+    started for a test that cannot run."""
+    problem = ""
+    if not Path(CHROMIUM).exists():
+        problem = f"{CHROMIUM} is missing (apt-get install -y chromium)"
+    else:
+        try:
+            import playwright.sync_api  # noqa: F401
+        except ImportError:
+            problem = "the playwright package is missing (pip install playwright)"
+    if problem:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"browser tests must run under CI: {problem}")
+        pytest.skip(problem)
+
+
+@pytest.fixture(scope="module")
+def browser(browser_ready):
+    """Debian's chromium, headless, through Playwright: one per test module, closed after it."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture(scope="module")
+def demo_app():
+    """`python app.py` over the demo policies on a free loopback port, for one test module:
+    (base URL, state directory). Stopped and removed after the module."""
+    from tests.ui.server import running_app
+
+    with running_app() as (base, home):
+        yield base, home

@@ -5,33 +5,36 @@ from __future__ import annotations
 
 import io
 import zipfile
+from collections.abc import Sequence
 
 RESEARCH_ETHICS = [
     ("Research Ethics Policy", 20),
     ("1. Scope", 15),
-    ("This policy applies to every research project at the Institute that involves human participants,",
-     11),
+    ("This policy applies to every research project at the Institute that involves human participants,", 11),
     ("their personal data or their tissue samples, whether funded or unfunded.", 11),
     ("2. Ethics Committee Approval", 15),
-    ("A project involving human participants must be approved by the Institutional Ethics Committee",
-     11),
-    ("before any participant is recruited. The committee meets on the first Tuesday of every month,",
-     11),
+    ("A project involving human participants must be approved by the Institutional Ethics Committee", 11),
+    ("before any participant is recruited. The committee meets on the first Tuesday of every month,", 11),
     ("and an application must reach the committee secretary at least 21 days before the meeting.", 11),
     ("3. Consent Records", 15),
-    ("Signed consent forms are kept by the principal investigator for 7 years after the project ends,",
-     11),
+    ("Signed consent forms are kept by the principal investigator for 7 years after the project ends,", 11),
     ("in a locked cabinet or an encrypted drive approved by the committee.", 11),
 ]
 
 SPORTS_FACILITIES = [
     ("Sports Facilities Policy", "Title"),
     ("1. Opening Hours", "Heading 1"),
-    ("The sports complex is open from 6 am to 9 pm on weekdays and from 7 am to 6 pm on weekends. "
-     "It is closed on national holidays and during the end-semester examination week.", None),
+    (
+        "The sports complex is open from 6 am to 9 pm on weekdays and from 7 am to 6 pm on weekends. "
+        "It is closed on national holidays and during the end-semester examination week.",
+        None,
+    ),
     ("2. Booking Courts", "Heading 1"),
-    ("Badminton and squash courts are booked through the sports office portal up to 3 days ahead. "
-     "A booking that is not used within 15 minutes of its start is released to students waiting.", None),
+    (
+        "Badminton and squash courts are booked through the sports office portal up to 3 days ahead. "
+        "A booking that is not used within 15 minutes of its start is released to students waiting.",
+        None,
+    ),
 ]
 
 
@@ -39,7 +42,7 @@ def _escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
 
 
-def make_pdf(lines: list[tuple[str, float]], title: str = "") -> bytes:
+def make_pdf(lines: Sequence[tuple[str, float]], title: str = "") -> bytes:
     """A one-page PDF with each (text, font size) on its own line, Helvetica, no compression."""
     y, ops = 800.0, []
     for text, size in lines:
@@ -71,7 +74,11 @@ def _pdf_file(objects: list[bytes], trailer: bytes = b"") -> bytes:
     out.write(f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode())
     for offset in offsets:
         out.write(f"{offset:010d} 00000 n \n".encode())
-    out.write(f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R".encode() + trailer + f" >>\nstartxref\n{xref}\n%%EOF\n".encode())
+    out.write(
+        f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R".encode()
+        + trailer
+        + f" >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    )
     return out.getvalue()
 
 
@@ -122,8 +129,9 @@ def make_docx_bomb() -> bytes:
     return out.getvalue()
 
 
-def make_xobject_bomb(pages: int = 4, draws: int = 400, ops: int = 2000, form: bytes = b"",
-                      form_xobjects: bytes = b"") -> bytes:
+def make_xobject_bomb(
+    pages: int = 4, draws: int = 400, ops: int = 2000, form: bytes = b"", form_xobjects: bytes = b""
+) -> bytes:
     """A small PDF that is costly to read: each of `pages` pages draws one form XObject `draws`
     times, and the form holds `ops` text operations (all streams Flate-compressed): what a reader
     that expands every draw does pages × draws × ops times (issue 27, finding 3). `form` replaces
@@ -132,8 +140,15 @@ def make_xobject_bomb(pages: int = 4, draws: int = 400, ops: int = 2000, form: b
 
     def stream(data: bytes, extra: bytes = b"") -> bytes:
         packed = zlib.compress(data, 9)
-        return b"<< /Length " + str(len(packed)).encode() + b" /Filter /FlateDecode " + extra + b">>\nstream\n" + \
-            packed + b"\nendstream"
+        return (
+            b"<< /Length "
+            + str(len(packed)).encode()
+            + b" /Filter /FlateDecode "
+            + extra
+            + b">>\nstream\n"
+            + packed
+            + b"\nendstream"
+        )
 
     form = form or b"BT /F1 12 Tf 10 10 Td " + b"(Circular: the fee is Rs. 800.) Tj " * ops + b"ET"
     page_content = b"q /X0 Do Q\n" * draws
@@ -142,8 +157,12 @@ def make_xobject_bomb(pages: int = 4, draws: int = 400, ops: int = 2000, form: b
         b"<< /Type /Catalog /Pages 2 0 R >>",
         b"<< /Type /Pages /Kids [" + kids + b"] /Count " + str(pages).encode() + b" >>",
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-        stream(form, b"/Type /XObject /Subtype /Form /BBox [0 0 612 842] /Resources << /Font << /F1 3 0 R >> "
-               + form_xobjects + b" >> "),
+        stream(
+            form,
+            b"/Type /XObject /Subtype /Form /BBox [0 0 612 842] /Resources << /Font << /F1 3 0 R >> "
+            + form_xobjects
+            + b" >> ",
+        ),
     ]
     contents = 5 + pages
     objects += [

@@ -23,8 +23,9 @@ import re
 import socket
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import uvicorn
 from starlette.applications import Starlette
@@ -36,18 +37,21 @@ from starlette.routing import Route
 @dataclass(frozen=True)
 class Hang:
     """Wait this long before answering (longer than the client's timeout: a timeout)."""
+
     seconds: float
 
 
 @dataclass(frozen=True)
 class Status:
     """Answer with this HTTP status and an OpenAI-style error body (429 rate limit, 500, 503)."""
+
     code: int
 
 
 @dataclass(frozen=True)
 class Garbage:
     """HTTP 200 whose body is not the protocol (broken JSON / broken event stream)."""
+
     body: str = "<html>502 Bad Gateway</html>{not json"
 
 
@@ -82,8 +86,12 @@ class FakeLLM:
         self._sock = socket.socket()
         self._sock.bind(("127.0.0.1", 0))
         self.port = self._sock.getsockname()[1]
-        app = Starlette(routes=[Route("/v1/chat/completions", self._chat, methods=["POST"]),
-                                Route("/v1/models", self._models, methods=["GET"])])
+        app = Starlette(
+            routes=[
+                Route("/v1/chat/completions", self._chat, methods=["POST"]),
+                Route("/v1/models", self._models, methods=["GET"]),
+            ]
+        )
         self._server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
         self._thread: threading.Thread | None = None
 
@@ -91,7 +99,7 @@ class FakeLLM:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
-    def start(self) -> "FakeLLM":
+    def start(self) -> FakeLLM:
         self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._sock]}, daemon=True)
         self._thread.start()
         deadline = time.monotonic() + 10
@@ -107,7 +115,7 @@ class FakeLLM:
             self._thread.join(timeout=5)
         self._sock.close()
 
-    def __enter__(self) -> "FakeLLM":
+    def __enter__(self) -> FakeLLM:
         return self.start()
 
     def __exit__(self, *exc: Any) -> None:
@@ -124,23 +132,38 @@ class FakeLLM:
             await asyncio.sleep(reply.seconds)
             reply = "Too late [1]."
         if isinstance(reply, Status):
-            return JSONResponse({"error": {"message": f"scripted status {reply.code}", "type": "scripted",
-                                           "code": reply.code}}, status_code=reply.code)
+            return JSONResponse(
+                {"error": {"message": f"scripted status {reply.code}", "type": "scripted", "code": reply.code}},
+                status_code=reply.code,
+            )
         if isinstance(reply, Garbage):
             media = "text/event-stream" if body.get("stream") else "application/json"
             return PlainTextResponse(reply.body, media_type=media)
         model = body.get("model", "fake-model")
         if not body.get("stream"):
-            return JSONResponse({
-                "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()), "model": model,
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}],
-                "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}})
+            return JSONResponse(
+                {
+                    "id": "chatcmpl-fake",
+                    "object": "chat.completion",
+                    "created": int(time.time()),
+                    "model": model,
+                    "choices": [
+                        {"index": 0, "message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}
+                    ],
+                    "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+                }
+            )
         return StreamingResponse(self._events(reply, model), media_type="text/event-stream")
 
     async def _events(self, text: str, model: str):
         def chunk(delta: dict, finish: str | None = None) -> str:
-            payload = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": int(time.time()),
-                       "model": model, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+            payload = {
+                "id": "chatcmpl-fake",
+                "object": "chat.completion.chunk",
+                "created": int(time.time()),
+                "model": model,
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+            }
             return f"data: {json.dumps(payload)}\n\n"
 
         yield chunk({"role": "assistant", "content": ""})
@@ -191,7 +214,9 @@ class EvidenceScript:
         records = evidence_of(request)
         if not records:
             return "The evidence does not answer this question."
-        lines = [f"{_plain(s).rstrip('.')} [{n}]." for n, r in records[:2] for s in _best_sentences(question, r["text"], 1)]
+        lines = [
+            f"{_plain(s).rstrip('.')} [{n}]." for n, r in records[:2] for s in _best_sentences(question, r["text"], 1)
+        ]
         fault = fault_for(question)
         bad = ""
         if fault == "fabricated":
@@ -210,8 +235,9 @@ class EvidenceScript:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tests.fake_llm", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.fake_llm", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--port", type=int, default=8089)
     parser.add_argument("--token-delay", type=float, default=0.0, help="seconds between streamed words")
     parser.add_argument("--log", help="write the scripted faults injected (JSON lines) here on exit")

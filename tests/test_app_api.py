@@ -8,13 +8,12 @@ import json
 import httpx
 import pytest
 
-from tests.ui.server import call, login, running_app
+from tests.ui.server import call, login
 
 
 @pytest.fixture(scope="module")
-def app():
-    with running_app() as (base, home):
-        yield base, home
+def app(demo_app):
+    return demo_app
 
 
 def _roles(home) -> dict[str, str]:
@@ -31,8 +30,12 @@ def test_unauthenticated_requests_are_refused(app):
             assert client.get(base + path).status_code == 401, path
         refused = client.post(base + "/gradio_api/call/ask", json={"data": ["What is the revaluation fee?", [], ""]})
         assert refused.status_code == 401
-        assert client.post(base + "/gradio_api/queue/join", json={"data": [], "fn_index": 0,
-                                                                   "session_hash": "x"}).status_code == 401
+        assert (
+            client.post(
+                base + "/gradio_api/queue/join", json={"data": [], "fn_index": 0, "session_hash": "x"}
+            ).status_code
+            == 401
+        )
 
 
 def test_forged_or_tampered_cookie_is_refused(app):
@@ -90,9 +93,9 @@ def test_admin_changes_a_role_and_the_student_sees_it_at_once(app):
     base, home = app
     with httpx.Client() as admin:
         login(admin, base, "admin")
-        event, data = call(admin, base, "create_account", "dana", "dana-pass-123", "user")
+        _, data = call(admin, base, "create_account", "dana", "dana-pass-123", "user")
         assert data[0] == "Created dana (user)."
-        event, data = call(admin, base, "set_role", "dana", "reviewer")
+        _, data = call(admin, base, "set_role", "dana", "reviewer")
         assert data[0] == "dana: user -> reviewer."
     assert _roles(home)["dana"] == "reviewer"
     events = [json.loads(line)["event"] for line in (home / "audit.jsonl").read_text().splitlines()]

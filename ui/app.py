@@ -21,9 +21,9 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import RedirectResponse
 
 from governance.identity import Identity, PermissionDenied
-from pipeline.config import REPO_ROOT, set_server_environment
-from pipeline.keys import load_or_create_secret
-from pipeline.storage import tighten_permissions
+from pipeline.ground.config import REPO_ROOT, set_server_environment
+from pipeline.ground.keys import load_or_create_secret
+from pipeline.ground.storage import tighten_permissions
 from ui.admin_tab import build_admin_tab
 from ui.chat_tab import build_chat_tab
 from ui.client_address import forwarded_client

@@ -23,7 +23,7 @@ import gradio as gr
 from gradio.context import Context
 
 from governance.identity import Identity, PermissionDenied
-from pipeline import glossary
+from pipeline.language import glossary
 from ui.render import answer_bubble, history_messages, sources_html, streaming_bubble, support_html, user_bubble
 from ui.service import WarrantService
 

@@ -17,7 +17,7 @@ from gradio.context import Context
 
 from governance.identity import Identity, PermissionDenied
 from governance.library import read_upload_bytes
-from pipeline.convert import MAX_UPLOAD_BYTES, SUFFIXES
+from pipeline.ingest.convert import MAX_UPLOAD_BYTES, SUFFIXES
 from ui.render import code_block, md_text
 from ui.service import WarrantService
 from ui.uploads import uploaded_path

@@ -16,7 +16,7 @@ from fastapi import FastAPI, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from governance.accounts import LoginRefused
-from pipeline import glossary
+from pipeline.language import glossary
 from ui.render import esc
 from ui.session import COOKIE_NAME, Session, SessionCookies
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 import re
 
-from pipeline.records import ASK_WHEN_NO_OWNER
+from pipeline.ground.records import ASK_WHEN_NO_OWNER
 
 # Markdown punctuation, and what GFM turns into links by itself: "http://", "x@y.z" (":" and "@").
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~>:@])")

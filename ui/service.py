@@ -17,13 +17,13 @@ from governance.audit import AuditLog
 from governance.identity import ROLES, Identity, PermissionDenied, require
 from governance.service import GovernanceService
 from memory.service import MemoryService, user_key
-from pipeline import glossary
-from pipeline.config import Config
 from pipeline.engine import AnswerEngine, please_ask
-from pipeline.freshness import MISSING, file_stamp
-from pipeline.keys import audit_key
-from pipeline.records import Answer
-from pipeline.storage import JSONDocument, check_file, tighten_permissions
+from pipeline.ground.config import Config
+from pipeline.ground.freshness import MISSING, file_stamp
+from pipeline.ground.keys import audit_key
+from pipeline.ground.records import Answer
+from pipeline.ground.storage import JSONDocument, check_file, tighten_permissions
+from pipeline.language import glossary
 
 MAX_MESSAGE_CHARS = 2000
 _GREETING = re.compile(
@@ -87,7 +87,7 @@ class WarrantService:
     ) -> TurnResult:
         """One chat turn for the authenticated `identity`; persists it in that user's history.
         `on_token(text so far)` streams an LLM-written answer before it is verified (see
-        pipeline/generate.py); the returned answer is the verified one."""
+        pipeline/answer/generate.py); the returned answer is the verified one."""
         require(identity, "chat")
         self.follow_other_processes()
         text = (text or "").strip()
@@ -212,7 +212,7 @@ class WarrantService:
     def answer_backend(self, identity: Identity) -> dict:
         """Admins: which backend writes answers (extractive, or the configured LLM) and its last error."""
         require(identity, "set_tau")
-        from pipeline.llm import EXTRACTIVE_STATUS
+        from pipeline.answer.llm import EXTRACTIVE_STATUS
 
         generator = self.engine.generator
         return (generator.backend.status() if generator is not None else EXTRACTIVE_STATUS).to_dict()

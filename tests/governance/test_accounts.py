@@ -9,8 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from governance.accounts import (AccountStore, LoginRefused, LoginThrottle, ensure_demo_accounts, hash_password,
-                                 validate_username, verify_password)
+from governance.accounts import (
+    AccountStore,
+    LoginRefused,
+    LoginThrottle,
+    ensure_demo_accounts,
+    hash_password,
+    validate_username,
+    verify_password,
+)
 from governance.identity import Identity, PermissionDenied
 
 
@@ -47,7 +54,9 @@ def test_username_validation_accepts_plain_names(name: str):
 
 def test_authenticate_accepts_right_password_and_refuses_wrong(store: AccountStore):
     store.create("alice", "s3cret-pass", "reviewer")
-    assert store.authenticate("alice", "s3cret-pass").identity() == Identity("local:alice", "alice", "reviewer", "alice")
+    assert store.authenticate("alice", "s3cret-pass").identity() == Identity(
+        "local:alice", "alice", "reviewer", "alice"
+    )
     with pytest.raises(LoginRefused, match="Wrong username or password"):
         store.authenticate("alice", "nope-nope")
     with pytest.raises(LoginRefused, match="Wrong username or password"):
@@ -112,10 +121,11 @@ def test_demo_accounts_generated_once_and_saved_private(store: AccountStore, tmp
 
 # -- the service layer: role checks and audit records ------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def service(tmp_path_factory, embed_model):
+    from pipeline.ground.config import load_config
     from tests.conftest import TINY_FEES
-    from pipeline.config import load_config
     from ui.service import WarrantService
 
     root = tmp_path_factory.mktemp("svc")
@@ -124,6 +134,7 @@ def service(tmp_path_factory, embed_model):
     (docs / "fees.md").write_text(TINY_FEES, encoding="utf-8")
     config = load_config().with_home(root / "home")
     from dataclasses import replace
+
     config = replace(config, docs_dir=docs, demo_password="demo-pass-123")
     svc = WarrantService(config, embed_model=embed_model)
     svc.accounts.failure_delay_s = 0.0
@@ -144,10 +155,12 @@ def test_admin_changes_role_and_it_is_audited(service):
 def test_student_cannot_manage_accounts_or_tau(service):
     student = service.login("student", "demo-pass-123")
     before = len(service.audit.records())
-    for call in (lambda: service.set_role(student, "student", "admin"),
-                 lambda: service.create_account(student, "eve", "eve-pass-12", "admin"),
-                 lambda: service.list_accounts(student),
-                 lambda: service.set_tau(student, 0.1)):
+    for call in (
+        lambda: service.set_role(student, "student", "admin"),
+        lambda: service.create_account(student, "eve", "eve-pass-12", "admin"),
+        lambda: service.list_accounts(student),
+        lambda: service.set_tau(student, 0.1),
+    ):
         with pytest.raises(PermissionDenied):
             call()
     assert service.identity_for("student").role == "user"
@@ -175,12 +188,14 @@ def test_tau_change_is_audited_and_persisted(service):
 
 # -- issue 15 ----------------------------------------------------------------------------------
 
+
 def test_usernames_are_case_insensitive_and_unicode_normalised(store: AccountStore):
     """Finding 13: `Admin`, `ADMIN` and a full-width `Ａdmin` are the account `admin`."""
     store.create("admin", "s3cret-pass", "admin")
     for typed in ("Admin", "ADMIN", "\uff21dmin"):
         assert store.authenticate(typed, "s3cret-pass").username == "admin"
-        assert store.get(typed).username == "admin"
+        account = store.get(typed)
+        assert account is not None and account.username == "admin"
     with pytest.raises(ValueError, match="taken"):
         store.create("ADMIN", "another-pass", "user")
 
@@ -191,8 +206,12 @@ def test_an_old_scrypt_hash_still_logs_in_and_is_replaced_by_argon2id(store: Acc
     import os as _os
 
     salt = _os.urandom(16)
-    old = "scrypt$16384$8$1$" + salt.hex() + "$" + hashlib.scrypt(b"s3cret-pass", salt=salt, n=2**14, r=8, p=1,
-                                                                    dklen=32).hex()
+    old = (
+        "scrypt$16384$8$1$"
+        + salt.hex()
+        + "$"
+        + hashlib.scrypt(b"s3cret-pass", salt=salt, n=2**14, r=8, p=1, dklen=32).hex()
+    )
     store.create("bob", "placeholder-pass")
     with store._file.open() as db:
         db.update({"password": old})
@@ -258,7 +277,7 @@ def test_password_and_role_changes_and_logout_raise_the_session_version(store: A
 
 def test_a_damaged_accounts_file_does_not_take_the_app_down(tmp_path: Path):
     """Finding 5: the last good copy is used and the damage reported, never an error for everyone."""
-    from pipeline.storage import damaged_files
+    from pipeline.ground.storage import damaged_files
 
     store = AccountStore(tmp_path / "accounts.json", failure_delay_s=0.0)
     store.create("admin", "s3cret-pass", "admin")

@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from governance.__main__ import main
 from governance.audit import AuditLog
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.conftest import run_module
 
 
 @pytest.fixture()
@@ -79,16 +75,15 @@ def test_reordered_lines_are_caught(log):
 
 
 def test_cli_runs_as_a_module(log):
-    run = subprocess.run([sys.executable, "-m", "governance", "audit", "verify", "--home", str(log.path.parent)],
-                         cwd=REPO, capture_output=True, text=True, timeout=60)
+    run = run_module("governance", "audit", "verify", "--home", str(log.path.parent), timeout=60)
     assert run.returncode == 0 and "OK" in run.stdout
     _write(log, _lines(log)[1:])
-    run = subprocess.run([sys.executable, "-m", "governance", "audit", "verify", "--home", str(log.path.parent)],
-                         cwd=REPO, capture_output=True, text=True, timeout=60)
+    run = run_module("governance", "audit", "verify", "--home", str(log.path.parent), timeout=60)
     assert run.returncode == 1 and "BROKEN at line 1" in run.stdout
 
 
 # -- issue 15, finding 6: a keyed chain and a keyed head ----------------------------------------
+
 
 def _rechain_unkeyed(records: list[dict]) -> list[str]:
     """What an attacker without the key can do: recompute every hash as plain sha256."""
@@ -138,11 +133,18 @@ def test_a_forged_role_change_appended_is_caught(log):
     from governance.audit import canonical
 
     last = json.loads(_lines(log)[-1])
-    forged = {"seq": last["seq"] + 1, "id": "f", "ts": last["ts"], "event": "role_change", "actor": "admin",
-              "details": {"username": "mallory", "old": "user", "new": "admin"}, "prev_hash": last["hash"],
-              "alg": "hmac-sha256"}
+    forged = {
+        "seq": last["seq"] + 1,
+        "id": "f",
+        "ts": last["ts"],
+        "event": "role_change",
+        "actor": "admin",
+        "details": {"username": "mallory", "old": "user", "new": "admin"},
+        "prev_hash": last["hash"],
+        "alg": "hmac-sha256",
+    }
     forged["hash"] = hashlib.sha256(canonical(forged).encode("utf-8")).hexdigest()
-    _write(log, _lines(log) + [canonical(forged) + "\n"])
+    _write(log, [*_lines(log), canonical(forged) + "\n"])
     log.head_path.write_text(json.dumps({"seq": forged["seq"], "hash": forged["hash"]}), encoding="utf-8")
     result = log.verify()
     assert not result.ok and result.broken_line == 6
@@ -167,6 +169,7 @@ def test_the_key_comes_from_warrant_audit_key_when_set(tmp_path, monkeypatch):
 
 
 # -- issue 27, finding 5: an emptied log is not an intact one ------------------------------------
+
 
 def _empty_it(log: AuditLog) -> None:
     """`: > audit.jsonl; rm audit.jsonl.head`"""
@@ -212,8 +215,10 @@ def test_a_log_written_before_markers_is_pinned_at_its_next_record(tmp_path):
         last = log.append("ticket_created", f"user{n}", ticket_id=f"T-{n}")
     # as an older version left it: a head without the first record's hash, no marker in settings
     (tmp_path / "settings.json").unlink()
-    log.head_path.write_text(canonical({"seq": 3, "hash": last["hash"], "alg": "hmac-sha256",
-                                        "mac": head_mac(3, last["hash"], log.key())}), encoding="utf-8")
+    log.head_path.write_text(
+        canonical({"seq": 3, "hash": last["hash"], "alg": "hmac-sha256", "mac": head_mac(3, last["hash"], log.key())}),
+        encoding="utf-8",
+    )
     log = AuditLog(tmp_path / "audit.jsonl")
     assert log.verify().ok
     log.append("ticket_created", "user3", ticket_id="T-3")

@@ -36,27 +36,33 @@ def test_detects_every_golden_claim():
     assert missed == []
 
 
-@pytest.mark.parametrize("text", [
-    "the revaluation fee is now 800",
-    "I heard add/drop moved to week 3",
-    "labs no longer count towards the internal mark",
-    "Apparently the photocopy fee has been raised to Rs. 400.",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the revaluation fee is now 800",
+        "I heard add/drop moved to week 3",
+        "labs no longer count towards the internal mark",
+        "Apparently the photocopy fee has been raised to Rs. 400.",
+    ],
+)
 def test_detects_issue_examples(text):
     assert detect_claim(text) is not None
 
 
-@pytest.mark.parametrize("text", [
-    "Is the revaluation fee now 800?",
-    "Has add/drop moved to week 3",
-    "What is the fee now",
-    "Tell me whether labs no longer count",
-    "I am a B.Tech student now",
-    "I prefer bullet points now",
-    "Thanks, that helps",
-    "Explain how the late fee was raised to Rs. 1,000",
-    "revaluation fee",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Is the revaluation fee now 800?",
+        "Has add/drop moved to week 3",
+        "What is the fee now",
+        "Tell me whether labs no longer count",
+        "I am a B.Tech student now",
+        "I prefer bullet points now",
+        "Thanks, that helps",
+        "Explain how the late fee was raised to Rs. 1,000",
+        "revaluation fee",
+    ],
+)
 def test_questions_requests_and_personal_statements_are_not_claims(text):
     assert detect_claim(text) is None
 

@@ -49,8 +49,8 @@ def test_replacement_substitutes_the_claimed_value_in_the_chunk_style():
 def test_a_corpus_counts_its_own_units_only_through_its_glossary(tmp_path):
     """'30 advisees' against 'at most 20 students' is a contradiction only where the glossary says
     what an advisee counts; without a glossary neither is a count (the code knows no corpus's units)."""
-    from pipeline import glossary
-    from pipeline.glossary import Glossary
+    from pipeline.language import glossary
+    from pipeline.language.glossary import Glossary
 
     chunk = "Each faculty advisor is assigned at most 20 students at any time."
     claim = "Each faculty advisor can now take up to 30 advisees."

@@ -10,8 +10,6 @@ module entry point itself.
 from __future__ import annotations
 
 import csv
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,7 +17,7 @@ import pytest
 from governance.__main__ import main as governance_main
 from governance.audit import AuditLog
 from pipeline.__main__ import main as pipeline_main
-from tests.conftest import REPO, TINY_FEES, subprocess_env
+from tests.conftest import TINY_FEES, run_module
 from tests.documents_fixtures import RESEARCH_ETHICS, SPORTS_FACILITIES, make_docx, make_pdf
 
 ETHICS_Q = "How many days before the ethics committee meeting must an application reach the secretary?"
@@ -93,7 +91,6 @@ def test_documents_commands_change_the_corpus_and_gaps_export(cli, tmp_path: Pat
     assert {"document_added", "document_replaced", "document_retired"} <= {r["event"] for r in audit.records()}
 
     # The module entry point itself, as a script would call it.
-    listed = subprocess.run([sys.executable, "-m", "governance", "documents", "list", "--home", str(home)],
-                            cwd=REPO, env=subprocess_env(home), capture_output=True, text=True, timeout=1200)
+    listed = run_module("governance", "documents", "list", "--home", str(home), home=home, timeout=1200)
     assert listed.returncode == 0, listed.stderr
     assert "research-ethics" in listed.stdout and "retired" in listed.stdout

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import subprocess_env
 from governance.audit import AuditLog
 from governance.evolution import bump_version
 from governance.identity import Identity
 from governance.service import GovernanceService
-from pipeline.config import load_config
 from pipeline.engine import AnswerEngine
+from pipeline.ground.config import load_config
+from tests.conftest import subprocess_env
 
 REPO = Path(__file__).resolve().parents[2]
 STUDENT = Identity("local:stu", "stu", "user")
@@ -33,7 +33,7 @@ _CHILD = textwrap.dedent("""
     from governance.audit import AuditLog
     from governance.identity import Identity
     from governance.service import GovernanceService
-    from pipeline.config import load_config
+    from pipeline.ground.config import load_config
     from pipeline.engine import AnswerEngine
 
     home, docs, step = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
@@ -55,19 +55,28 @@ _CHILD = textwrap.dedent("""
 
 def _corpus(engine) -> dict:
     got = engine.index.collection.get(include=["metadatas", "documents"])
-    return {i: (m["status"], m.get("superseded_by", ""), d) for i, m, d in zip(got["ids"], got["metadatas"], got["documents"])}
+    return {
+        i: (m["status"], m.get("superseded_by", ""), d)
+        for i, m, d in zip(got["ids"], got["metadatas"], got["documents"], strict=True)
+    }
 
 
 def _kill_mid_apply(tmp_path: Path, docs: Path, step: str) -> Path:
     home = tmp_path / "home"
     script = tmp_path / "child.py"
     script.write_text(_CHILD, encoding="utf-8")
-    child = subprocess.Popen([sys.executable, str(script), str(home), str(docs), step], cwd=REPO,
-                             env=subprocess_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    child = subprocess.Popen(
+        [sys.executable, str(script), str(home), str(docs), step],
+        cwd=REPO,
+        env=subprocess_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
     deadline = time.time() + 240
     try:
         while not (home / "killed_at").exists():
             if child.poll() is not None:
+                assert child.stdout is not None
                 pytest.fail(f"child ended early: {child.stdout.read().decode()[-2000:]}")
             if time.time() > deadline:
                 pytest.fail("child never reached the step")

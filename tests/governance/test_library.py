@@ -8,9 +8,16 @@ import pytest
 from governance.audit import AuditLog
 from governance.identity import Identity, PermissionDenied
 from governance.library import DocumentLibrary
-from pipeline.documents import DocumentError
-from tests.documents_fixtures import (RESEARCH_ETHICS, SPORTS_FACILITIES, make_docx, make_docx_bomb,
-                                      make_encrypted_pdf, make_pdf, make_scanned_pdf)
+from pipeline.ingest.documents import DocumentError
+from tests.documents_fixtures import (
+    RESEARCH_ETHICS,
+    SPORTS_FACILITIES,
+    make_docx,
+    make_docx_bomb,
+    make_encrypted_pdf,
+    make_pdf,
+    make_scanned_pdf,
+)
 
 ADMIN = Identity("local:admin", "admin", "admin")
 STUDENT = Identity("local:stu", "stu", "user")
@@ -66,8 +73,9 @@ def test_replace_embeds_only_changed_chunks_and_keeps_the_old_version(library):
     library.add(ADMIN, [library.prepare(make_pdf(RESEARCH_ETHICS), "research-ethics.pdf")])
     before = {c["chunk_id"] for c in library.chunks(ADMIN, "research-ethics")}
     changed = [(t.replace("21 days", "30 days"), s) for t, s in RESEARCH_ETHICS]
-    result = library.replace(ADMIN, "research-ethics", library.prepare(make_pdf(changed), "ethics-v2.pdf",
-                                                                         doc_id="research-ethics"))
+    result = library.replace(
+        ADMIN, "research-ethics", library.prepare(make_pdf(changed), "ethics-v2.pdf", doc_id="research-ethics")
+    )
     rows = library.chunks(ADMIN, "research-ethics")
     assert {r["chunk_id"] for r in rows} >= before  # nothing deleted
     assert len(result.created) < len(rows)
@@ -85,19 +93,22 @@ def test_a_student_cannot_change_or_list_the_library(library):
         library.retire(STUDENT, "fees")
 
 
-@pytest.mark.parametrize("data, name, says", [
-    (make_encrypted_pdf(), "ethics.pdf", "encrypted"),
-    (make_scanned_pdf(), "scan.pdf", "no usable text"),
-    (b"", "empty.md", "empty"),
-    (b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 20, "policy.pdf", "not a real PDF"),
-    (b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 20, "policy.txt", "not a real TEXT"),
-    (b"\x89PNG\r\n\x1a\n" + bytes(200), "policy.docx", "not a real DOCX"),
-    (make_docx_bomb(), "bomb.docx", "decompression bomb"),
-    (b"# Policy\n\nSome text " * 20, "../../etc/passwd.md", "looks like a path"),
-    (b"# Policy\n\nSome text " * 20, "..\\secret.md", "looks like a path"),
-    (b"# Policy\n\nSome text " * 20, ".hidden.md", "looks like a path"),
-    (b"# Policy\n\nSome text " * 20, "policy.exe", "not accepted"),
-])
+@pytest.mark.parametrize(
+    "data, name, says",
+    [
+        (make_encrypted_pdf(), "ethics.pdf", "encrypted"),
+        (make_scanned_pdf(), "scan.pdf", "no usable text"),
+        (b"", "empty.md", "empty"),
+        (b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 20, "policy.pdf", "not a real PDF"),
+        (b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 20, "policy.txt", "not a real TEXT"),
+        (b"\x89PNG\r\n\x1a\n" + bytes(200), "policy.docx", "not a real DOCX"),
+        (make_docx_bomb(), "bomb.docx", "decompression bomb"),
+        (b"# Policy\n\nSome text " * 20, "../../etc/passwd.md", "looks like a path"),
+        (b"# Policy\n\nSome text " * 20, "..\\secret.md", "looks like a path"),
+        (b"# Policy\n\nSome text " * 20, ".hidden.md", "looks like a path"),
+        (b"# Policy\n\nSome text " * 20, "policy.exe", "not accepted"),
+    ],
+)
 def test_bad_input_is_refused_and_nothing_is_indexed(library, data, name, says):
     before = _snapshot(library)
     with pytest.raises(DocumentError) as refused:

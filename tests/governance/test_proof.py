@@ -17,10 +17,16 @@ def _pdf(text: str) -> bytes:
 
     writer = PdfWriter()
     page = writer.add_blank_page(width=300, height=200)
-    font = DictionaryObject({NameObject("/Type"): NameObject("/Font"), NameObject("/Subtype"): NameObject("/Type1"),
-                             NameObject("/BaseFont"): NameObject("/Helvetica")})
+    font = DictionaryObject(
+        {
+            NameObject("/Type"): NameObject("/Font"),
+            NameObject("/Subtype"): NameObject("/Type1"),
+            NameObject("/BaseFont"): NameObject("/Helvetica"),
+        }
+    )
     page[NameObject("/Resources")] = DictionaryObject(
-        {NameObject("/Font"): DictionaryObject({NameObject("/F1"): writer._add_object(font)})})
+        {NameObject("/Font"): DictionaryObject({NameObject("/F1"): writer._add_object(font)})}
+    )
     stream = DecodedStreamObject()
     stream.set_data(f"BT /F1 10 Tf 10 100 Td ({text}) Tj ET".encode("latin-1"))
     page[NameObject("/Contents")] = writer._add_object(stream)
@@ -46,8 +52,9 @@ def test_png_is_accepted_without_text(tmp_path):
     assert stored.kind == "png" and stored.text == ""
 
 
-@pytest.mark.parametrize("name", ["../../etc/passwd.txt", "sub/notice.txt", "..\\notice.txt", ".hidden.txt",
-                                  "C:notice.txt"])
+@pytest.mark.parametrize(
+    "name", ["../../etc/passwd.txt", "sub/notice.txt", "..\\notice.txt", ".hidden.txt", "C:notice.txt"]
+)
 def test_path_like_names_are_refused(tmp_path, name):
     with pytest.raises(ProofRefused, match="path"):
         store_proof(b"hello", name, tmp_path)
@@ -60,11 +67,14 @@ def test_oversize_file_is_refused(tmp_path):
     assert not any(tmp_path.rglob("*"))
 
 
-@pytest.mark.parametrize("data,name", [
-    (PNG, "circular.pdf"),  # a picture renamed to .pdf
-    (b"%PDF-1.4 fake", "notice.png"),  # a PDF renamed to .png
-    (b"MZ\x90\x00\x03\x00\x00\x00binary", "notice.txt"),  # a program renamed to .txt
-])
+@pytest.mark.parametrize(
+    "data,name",
+    [
+        (PNG, "circular.pdf"),  # a picture renamed to .pdf
+        (b"%PDF-1.4 fake", "notice.png"),  # a PDF renamed to .png
+        (b"MZ\x90\x00\x03\x00\x00\x00binary", "notice.txt"),  # a program renamed to .txt
+    ],
+)
 def test_content_that_does_not_match_the_extension_is_refused(tmp_path, data, name):
     with pytest.raises(ProofRefused, match="not a"):
         store_proof(data, name, tmp_path)

@@ -11,7 +11,7 @@ from governance.audit import AuditLog
 from governance.identity import Identity, PermissionDenied
 from governance.service import GovernanceService
 from memory.service import user_key
-from pipeline.config import load_config
+from pipeline.ground.config import load_config
 
 STUDENT = Identity("local:stu", "stu", "user")
 REVIEWER = Identity("local:rev", "rev", "reviewer")
@@ -52,7 +52,7 @@ def test_a_crash_after_the_approval_record_is_followed_by_a_rollback_record(serv
     # the next start
     GovernanceService(service.engine, AuditLog(service.config.audit_path), service.config)
     events = [r["event"] for r in service.audit.records()]
-    after = events[events.index("ticket_approved") + 1:]
+    after = events[events.index("ticket_approved") + 1 :]
     assert "apply_rolled_back" in after
     assert service.governance.tickets.get(ticket.ticket_id).status == "open"
     assert service.audit.verify().ok

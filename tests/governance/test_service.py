@@ -8,7 +8,7 @@ import pytest
 
 from governance.identity import Identity, PermissionDenied
 from governance.proof import ProofRefused
-from pipeline.config import load_config
+from pipeline.ground.config import load_config
 
 STUDENT = Identity("local:stu", "stu", "user")
 OTHER = Identity("local:eve", "eve", "user")
@@ -28,7 +28,7 @@ def service(tmp_path, tiny_docs_in_rupees, embed_model):
 
 def _corpus(service) -> dict:
     got = service.engine.index.collection.get(include=["metadatas", "documents"])
-    return {i: (m, d) for i, m, d in zip(got["ids"], got["metadatas"], got["documents"])}
+    return {i: (m, d) for i, m, d in zip(got["ids"], got["metadatas"], got["documents"], strict=True)}
 
 
 def _events(service) -> list[str]:
@@ -59,7 +59,7 @@ def test_a_claim_names_the_section_it_contradicts_even_when_the_gate_abstains(se
 
 
 def test_the_claim_notice_is_not_scored_as_an_answer_sentence(service):
-    from pipeline.eval import answer_sentences_text, unsupported_sentences
+    from pipeline.evaluation.golden import answer_sentences_text, unsupported_sentences
 
     answer = service.chat(STUDENT, CLAIM).answer
     note = answer.policy_claim["note"]
@@ -71,8 +71,11 @@ def test_the_claim_notice_is_not_scored_as_an_answer_sentence(service):
 
 
 def test_full_approve_path_changes_the_answer_and_keeps_the_old_chunk(service):
-    ticket = service.governance.file_ticket(STUDENT, CLAIM, proof_text="Circular 3/2026 of the Controller of "
-                                            "Examinations: the revaluation fee is Rs. 800 per course.")
+    ticket = service.governance.file_ticket(
+        STUDENT,
+        CLAIM,
+        proof_text="Circular 3/2026 of the Controller of Examinations: the revaluation fee is Rs. 800 per course.",
+    )
     assert ticket.status == "open" and ticket.trust["score"] >= 0.8
     assert [a["section"] for a in ticket.affected] == ["2. Revaluation Fee"]
     (old_id,) = ticket.replacements
@@ -90,8 +93,15 @@ def test_full_approve_path_changes_the_answer_and_keeps_the_old_chunk(service):
     assert new_id in [c.chunk_id for c in answer.citations]
     assert service.governance.verify_audit(ADMIN).ok
     events = _events(service)
-    for event in ("ticket_created", "contradiction_analysis", "ticket_approved", "chunks_deprecated",
-                  "chunks_created", "post_update_check", "ticket_implemented"):
+    for event in (
+        "ticket_created",
+        "contradiction_analysis",
+        "ticket_approved",
+        "chunks_deprecated",
+        "chunks_created",
+        "post_update_check",
+        "ticket_implemented",
+    ):
         assert event in events
     # The reporter sees the outcome and the reason.
     mine = service.governance.list_tickets(STUDENT)
@@ -173,12 +183,13 @@ def test_bad_uploads_are_refused_and_no_ticket_is_filed(service, tmp_path):
     fake.write_bytes(b"\x89PNG\r\n\x1a\n0000")
     with pytest.raises(ProofRefused, match="5 MB"):
         service.governance.file_ticket(STUDENT, CLAIM, proof_file=big)
-    with pytest.raises(ProofRefused, match="not a .pdf"):
+    with pytest.raises(ProofRefused, match=r"not a \.pdf"):
         service.governance.file_ticket(STUDENT, CLAIM, proof_file=fake)
     with pytest.raises(ProofRefused, match="path"):
         service.governance.file_ticket(STUDENT, CLAIM, proof_file=b"hi", proof_name="../../x.txt")
     assert service.governance.list_tickets(STUDENT) == []
-    ok = service.governance.file_ticket(STUDENT, CLAIM, proof_file=b"Notice: revaluation fee Rs. 800 per course",
-                                        proof_name="notice.txt")
+    ok = service.governance.file_ticket(
+        STUDENT, CLAIM, proof_file=b"Notice: revaluation fee Rs. 800 per course", proof_name="notice.txt"
+    )
     assert ok.proof_file["kind"] == "text"
     assert (service.config.home / "proofs" / ok.proof_file["stored_name"]).exists()

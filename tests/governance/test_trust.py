@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from governance.trust import trust_score
-from pipeline import glossary
-from pipeline.glossary import Glossary
+from pipeline.language import glossary
+from pipeline.language.glossary import Glossary
 
 REPO = Path(__file__).resolve().parents[2]
 

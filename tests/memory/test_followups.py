@@ -1,11 +1,11 @@
-"""pipeline.rewrite: elliptical follow-ups become self-contained; full questions are left alone.
+"""pipeline.answer.rewrite: elliptical follow-ups become self-contained; full questions are left alone.
 
 (Lives here with the memory tests because the follow-up history comes from memory.)
 """
 
 from __future__ import annotations
 
-from pipeline.rewrite import needs_rewrite, rewrite_followup
+from pipeline.answer.rewrite import needs_rewrite, rewrite_followup
 
 
 def test_what_about_pairs_the_new_focus_with_the_previous_question():
@@ -42,6 +42,11 @@ def test_a_long_self_contained_question_is_left_alone():
 
 
 def test_a_question_that_opens_with_in_or_for_can_be_whole():
-    assert rewrite_followup("In how many courses can I apply for revaluation?",
-                            ["What's the maximum number of credits I can register for?"]) == ""
+    assert (
+        rewrite_followup(
+            "In how many courses can I apply for revaluation?",
+            ["What's the maximum number of credits I can register for?"],
+        )
+        == ""
+    )
     assert needs_rewrite("For M.Tech?") and needs_rewrite("and for labs?")

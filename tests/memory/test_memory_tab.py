@@ -40,7 +40,7 @@ def test_tab_handlers_edit_only_the_callers_memory(tab):
     message, *_ = h["on_save_fact"]("advisor", "Dr. Rao", _as("ada"))
     assert "Dr. Rao" in message
     h["on_save_prefs"]("brief", "bullets", False, "B.Tech", "3", "CSE", _as("ada"))
-    _, length, fmt, quotes, programme, year, dept, facts, _keys, counts = h["on_load"](_as("grace"))
+    _, length, fmt, quotes, programme, _year, _dept, facts, _keys, _counts = h["on_load"](_as("grace"))
     assert (length, fmt, quotes, programme) == ("standard", "prose", True, "")
     assert "Dr. Rao" not in str(facts)
     _, length, fmt, quotes, programme, *_rest = h["on_load"](_as("ada"))

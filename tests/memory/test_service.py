@@ -9,7 +9,7 @@ import pytest
 
 from governance.identity import Identity, PermissionDenied
 from memory.service import MemoryService, user_key
-from pipeline.records import Answer, AnswerStyle
+from pipeline.ground.records import Answer, AnswerStyle
 
 ADA = Identity("local:ada", "ada")
 GRACE = Identity("local:grace", "grace")
@@ -82,8 +82,13 @@ def test_forget_me_deletes_the_file_and_anonymises_only_the_callers_log_lines(me
     memory.learn(ADA, "s", "my advisor is Dr. Rao")
     memory.learn(GRACE, "t", "my advisor is Dr. Menon")
     log = tmp_path / "query_log.jsonl"
-    log.write_text("".join(json.dumps({"actor": user_key(who), "session": "x", "query": f"{who.username} asks",
-                                       "rewritten_query": ""}) + "\n" for who in (ADA, GRACE, ADA)))
+    log.write_text(
+        "".join(
+            json.dumps({"actor": user_key(who), "session": "x", "query": f"{who.username} asks", "rewritten_query": ""})
+            + "\n"
+            for who in (ADA, GRACE, ADA)
+        )
+    )
     result = memory.forget_me(ADA)
     assert result == {"file_removed": True, "log_lines_anonymised": 2}
     assert not (memory.users_dir / f"{user_key(ADA)}.json").exists()
@@ -93,10 +98,18 @@ def test_forget_me_deletes_the_file_and_anonymises_only_the_callers_log_lines(me
     assert memory.view(ADA)["facts"] == [] and memory.view(GRACE)["facts"][0]["value"] == "Dr. Menon"
 
 
-@pytest.mark.parametrize("user_id", [
-    "local:../grace", "local:/etc/passwd", "local:ada\x00grace", "local:gr\u0430ce",  # Cyrillic а
-    "../../../tmp/x", "local:grace/../../ada", "local:\ud800",
-])
+@pytest.mark.parametrize(
+    "user_id",
+    [
+        "local:../grace",
+        "local:/etc/passwd",
+        "local:ada\x00grace",
+        "local:gr\u0430ce",  # Cyrillic а
+        "../../../tmp/x",
+        "local:grace/../../ada",
+        "local:\ud800",
+    ],
+)
 def test_hostile_account_ids_map_to_distinct_safe_files_inside_users_dir(memory, user_id):
     hostile = Identity(user_id, user_id)
     memory.learn(GRACE, "g", "my advisor is Dr. Menon")

@@ -4,8 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.answerability import DEFAULT_MODEL_FILE, sentence_window
-
+from pipeline.gate.answerability import DEFAULT_MODEL_FILE, sentence_window
 from tests.pipeline.tiny_corpora import EXAM_HALL, TRAVEL
 
 pytestmark = pytest.mark.skipif(not DEFAULT_MODEL_FILE.is_file(), reason="models/answerability.pt not built")
@@ -15,16 +14,22 @@ pytestmark = pytest.mark.skipif(not DEFAULT_MODEL_FILE.is_file(), reason="models
 def gate_engine(tmp_path: Path, embed_model):
     from dataclasses import replace
 
-    from pipeline.config import MODEL_LAMBDAS, MODEL_RULES, MODEL_TAU, load_config
     from pipeline.engine import AnswerEngine
+    from pipeline.ground.config import MODEL_LAMBDAS, MODEL_RULES, MODEL_TAU, load_config
 
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "exam-hall.md").write_text(EXAM_HALL, encoding="utf-8")
     (docs / "travel.md").write_text(TRAVEL, encoding="utf-8")
-    config = replace(load_config().with_home(tmp_path / "home"), coverage_source="model", tau=MODEL_TAU,
-                     lambda_sim=MODEL_LAMBDAS[0], lambda_coverage=MODEL_LAMBDAS[1],
-                     lambda_consistency=MODEL_LAMBDAS[2], rules=MODEL_RULES)
+    config = replace(
+        load_config().with_home(tmp_path / "home"),
+        coverage_source="model",
+        tau=MODEL_TAU,
+        lambda_sim=MODEL_LAMBDAS[0],
+        lambda_coverage=MODEL_LAMBDAS[1],
+        lambda_consistency=MODEL_LAMBDAS[2],
+        rules=MODEL_RULES,
+    )
     engine = AnswerEngine(config, embed_model=embed_model)
     engine.ingest(docs)
     assert engine.postprocessor.coverage_source == "model"
@@ -36,8 +41,11 @@ def test_abstains_when_the_one_asked_for_thing_is_absent(gate_engine):
     assert answer.decision == "abstain", (answer.support, answer.text)
 
 
-@pytest.mark.xfail(strict=True, reason="known limit (issue 16 open): at the calibrated τ (α = 0.05) the "
-                   "learned gate abstains on this paraphrased 'not reimbursed' question (σ 0.40 < τ 0.65)")
+@pytest.mark.xfail(
+    strict=True,
+    reason="known limit (issue 16 open): at the calibrated τ (α = 0.05) the "
+    "learned gate abstains on this paraphrased 'not reimbursed' question (σ 0.40 < τ 0.65)",
+)
 def test_answers_a_question_whose_answer_is_a_plain_no(gate_engine):
     answer = gate_engine.ask("Will I get my laundry costs back after a work trip?", log=False)
     assert answer.decision == "answer", (answer.support, answer.reason)

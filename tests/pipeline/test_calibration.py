@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from pipeline.calibration import auroc, calibrate_tau, risk_upper_bound
+from pipeline.gate.calibration import auroc, calibrate_tau, risk_upper_bound
 
 
 def test_bound_with_no_errors_is_the_textbook_value():

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.chroma_client import ChromaUnavailable, IndexInUse, claim_embedded_index, open_chroma
-from pipeline.config import load_config
-from scenarios.chroma_server import free_port, running_chroma_server
+from pipeline.ground.config import load_config
+from pipeline.retrieve.chroma_client import ChromaUnavailable, IndexInUse, claim_embedded_index, open_chroma
+from scenarios.bench.chroma_server import free_port, running_chroma_server
 from tests.conftest import REPO, TINY_FEES
 
 
@@ -30,7 +30,10 @@ def test_chroma_url_and_token_are_read(monkeypatch):
     monkeypatch.setenv("WARRANT_CHROMA_TOKEN", "s3cret")
     config = load_config()
     assert (config.chroma_url, config.chroma_token, config.chroma_collection) == (
-        "http://10.0.0.5:8123", "s3cret", "warrant_chunks")
+        "http://10.0.0.5:8123",
+        "s3cret",
+        "warrant_chunks",
+    )
 
 
 def test_no_server_at_the_url_says_what_to_do(tmp_path: Path):
@@ -84,8 +87,10 @@ def test_embedded_chroma_in_a_second_process_searches_a_stale_index(tmp_path: Pa
     probe.write_text(_PROBE, encoding="utf-8")
     db = str(tmp_path / "db")
     subprocess.run([sys.executable, str(probe), db, "add", "0"], check=True, timeout=120)
-    reader = subprocess.Popen([sys.executable, str(probe), db, "search"], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True)
+    reader = subprocess.Popen(
+        [sys.executable, str(probe), db, "search"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    assert reader.stdin is not None and reader.stdout is not None
     try:
         before = reader.stdout.readline().split()
         subprocess.run([sys.executable, str(probe), db, "add", "20"], check=True, timeout=120)
@@ -101,8 +106,8 @@ def test_embedded_chroma_in_a_second_process_searches_a_stale_index(tmp_path: Pa
 
 _CLAIM = textwrap.dedent("""
     import sys, time
-    from pipeline.chroma_client import claim_embedded_index
-    from pipeline.config import load_config
+    from pipeline.retrieve.chroma_client import claim_embedded_index
+    from pipeline.ground.config import load_config
     lock = claim_embedded_index(load_config().with_home(sys.argv[1]))
     print("held", flush=True)
     sys.stdin.readline()
@@ -110,8 +115,14 @@ _CLAIM = textwrap.dedent("""
 
 
 def test_a_second_serving_process_on_an_embedded_index_is_refused(tmp_path: Path):
-    holder = subprocess.Popen([sys.executable, "-c", _CLAIM, str(tmp_path)], cwd=REPO, stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _CLAIM, str(tmp_path)],
+        cwd=REPO,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout is not None
     try:
         assert holder.stdout.readline().strip() == "held"
         config = load_config().with_home(tmp_path)
@@ -149,8 +160,11 @@ def test_the_token_goes_to_the_server_as_a_bearer_header(tmp_path: Path):
     server = ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        config = replace(load_config().with_home(tmp_path), chroma_url=f"http://127.0.0.1:{server.server_port}",
-                         chroma_token="s3cret-token")
+        config = replace(
+            load_config().with_home(tmp_path),
+            chroma_url=f"http://127.0.0.1:{server.server_port}",
+            chroma_token="s3cret-token",
+        )
         try:
             open_chroma(config)
         except ChromaUnavailable:

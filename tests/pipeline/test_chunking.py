@@ -1,5 +1,5 @@
-from pipeline.chunking import audit_chunks, chunk_document
-from pipeline.documents import read_document
+from pipeline.ingest.chunking import audit_chunks, chunk_document
+from pipeline.ingest.documents import read_document
 from tests.conftest import TINY_FEES
 
 
@@ -13,8 +13,8 @@ def _engine_over(tmp_path, embed_model, name, text):
     """An engine over one document of our own, indexed."""
     from dataclasses import replace
 
-    from pipeline.config import load_config
     from pipeline.engine import AnswerEngine
+    from pipeline.ground.config import load_config
 
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -43,13 +43,18 @@ def test_chunk_id_changes_only_for_the_changed_section(tmp_path):
 def test_front_matter_becomes_metadata(tmp_path):
     chunk = chunk_document(_doc(tmp_path, TINY_FEES))[0]
     assert (chunk.doc_id, chunk.title, chunk.version, chunk.effective_date) == (
-        "fees", "Examination Fees Policy", "1.0", "2026-07-01")
+        "fees",
+        "Examination Fees Policy",
+        "1.0",
+        "2026-07-01",
+    )
     assert chunk.owner == "Office of the Controller of Examinations"
 
 
 def test_tiny_sections_are_merged_and_long_ones_split(tmp_path):
     tiny = "# T\n\n## 1. A\nOne short line.\n\n## 1.1 B\nAnother short line here.\n\n## 2. C\n" + (
-        "\n\n".join(" ".join(["word"] * 120) for _ in range(4)))
+        "\n\n".join(" ".join(["word"] * 120) for _ in range(4))
+    )
     chunks = chunk_document(_doc(tmp_path, tiny, "t.md"), min_words=20, max_words=300)
     assert chunks[0].section_numbers == "1,1.1"  # merged: both too short alone
     long_parts = [c for c in chunks if c.section == "2. C"]
@@ -124,7 +129,7 @@ def test_q_and_a_labels_are_read_as_a_faq_and_left_out_of_the_text(tmp_path):
 
 
 def test_a_markdown_table_is_written_out_a_row_a_sentence_after_its_headers(tmp_path):
-    from pipeline.text import split_sentences
+    from pipeline.language.text import split_sentences
     from tests.pipeline.tiny_corpora import EXPENSE_LIMITS
 
     limits = chunk_document(_doc(tmp_path, EXPENSE_LIMITS, "expenses.md"))[0]
@@ -192,5 +197,7 @@ def test_a_numbered_faq_is_a_faq_and_a_numbered_list_of_questions_is_not(tmp_pat
     assert [(c.section, c.text) for c in chunks] == [
         (f"Question number {i} about passports?", f"Answer {i} about passports.") for i in range(1, 4)
     ]
-    questions = "# Incidents\n\n## Report\n\nAnswer these:\n\n" + "\n".join(f"{i}. What about item {i}?" for i in range(1, 6))
+    questions = "# Incidents\n\n## Report\n\nAnswer these:\n\n" + "\n".join(
+        f"{i}. What about item {i}?" for i in range(1, 6)
+    )
     assert [c.section for c in chunk_document(_doc(tmp_path, questions, "incidents.md"))] == ["Report"]

@@ -7,7 +7,7 @@ import socket
 
 import pytest
 
-from pipeline.convert import ConversionRefused, check_file_name, convert
+from pipeline.ingest.convert import ConversionRefused, check_file_name, convert
 from tests.documents_fixtures import RESEARCH_ETHICS, SPORTS_FACILITIES, make_docx, make_pdf
 
 HTML = b"""<html><head><title>Hostel Rules | Campus</title><script>track()</script><style>p{}</style></head>
@@ -47,7 +47,10 @@ def test_html_keeps_headings_and_drops_scripts_and_navigation():
 
 
 def test_markdown_front_matter_is_read():
-    raw = b"---\ntitle: Leave Policy\nversion: 3.2\neffective_date: 2026-01-01\n---\n# Leave\n\n" + b"Staff may take leave. " * 10
+    raw = (
+        b"---\ntitle: Leave Policy\nversion: 3.2\neffective_date: 2026-01-01\n---\n# Leave\n\n"
+        + b"Staff may take leave. " * 10
+    )
     converted = convert(raw, "leave.md")
     assert (converted.title, converted.version, converted.effective_date) == ("Leave Policy", "3.2", "2026-01-01")
 

@@ -2,12 +2,13 @@
 
 import numpy as np
 
-from pipeline.embedding import TracedQueryEncoder, query_encoder
+from pipeline.ingest.embedding import TracedQueryEncoder, query_encoder
 
-
-QUESTIONS = ["What is the revaluation fee?",
-             "Can I withdraw from a course in week 9 if I was in hospital for two weeks?",
-             "lab"]
+QUESTIONS = [
+    "What is the revaluation fee?",
+    "Can I withdraw from a course in week 9 if I was in hospital for two weeks?",
+    "lab",
+]
 
 
 def test_query_vectors_match_the_eager_model(embed_model):
@@ -36,7 +37,7 @@ def test_a_model_that_cannot_be_traced_leaves_no_encoder():
 
 
 def test_token_groups_keep_each_pass_within_the_budget_shortest_first():
-    from pipeline.embedding import token_groups
+    from pipeline.ingest.embedding import token_groups
 
     lengths = [120, 8, 30, 8, 300, 60, 9]
     groups = token_groups(lengths, budget=128)

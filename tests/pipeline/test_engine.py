@@ -1,7 +1,7 @@
 import json
 import re
 
-from pipeline.records import AnswerStyle
+from pipeline.ground.records import AnswerStyle
 
 
 def test_answer_cites_every_sentence(tiny_engine):
@@ -32,8 +32,9 @@ def test_abstains_when_key_term_missing(tiny_engine):
 
 def test_bullets_and_brief_shape_only_the_form(tiny_engine):
     standard = tiny_engine.ask("What is the revaluation fee and when do I apply?")
-    bullets = tiny_engine.ask("What is the revaluation fee and when do I apply?",
-                              AnswerStyle(format="bullets", length="brief"))
+    bullets = tiny_engine.ask(
+        "What is the revaluation fee and when do I apply?", AnswerStyle(format="bullets", length="brief")
+    )
     assert bullets.text.startswith("- ")
     assert len(bullets.text.splitlines()) <= len(re.findall(r"\[\d\]", standard.text))
     assert bullets.support == standard.support

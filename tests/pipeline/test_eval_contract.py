@@ -1,26 +1,25 @@
 import json
 import re
-import subprocess
-import sys
 
-from tests.conftest import REPO, subprocess_env
+from tests.conftest import run_module
 
 
 def test_eval_contract_on_a_tiny_corpus(tmp_path, tiny_docs):
     questions = tmp_path / "q.jsonl"
     questions.write_text(
-        json.dumps({"id": "a1", "question": "What is the revaluation fee?", "extra": 1}) + "\n"
-        + json.dumps({"id": "u1", "question": "What is the parking permit fee for visitors' cars?"}) + "\n"
+        json.dumps({"id": "a1", "question": "What is the revaluation fee?", "extra": 1})
+        + "\n"
+        + json.dumps({"id": "u1", "question": "What is the parking permit fee for visitors' cars?"})
+        + "\n"
         + "{not json\n"
-        + json.dumps({"id": "e1", "question": "  "}) + "\n",
+        + json.dumps({"id": "e1", "question": "  "})
+        + "\n",
         encoding="utf-8",
     )
     out = tmp_path / "out.jsonl"
     home = tmp_path / "must-stay-empty"
-    result = subprocess.run(
-        [sys.executable, "-m", "pipeline.eval", "--docs", str(tiny_docs), "--questions", str(questions),
-         "--out", str(out)],
-        cwd=REPO, env=subprocess_env(home), capture_output=True, text=True, timeout=300,
+    result = run_module(
+        "pipeline.eval", "--docs", str(tiny_docs), "--questions", str(questions), "--out", str(out), home=home
     )
     assert result.returncode == 0, result.stderr
     assert "q.jsonl:3" in result.stderr and "q.jsonl:4" in result.stderr
@@ -44,10 +43,15 @@ def test_eval_contract_on_a_tiny_corpus(tmp_path, tiny_docs):
 
 
 def test_eval_contract_missing_file_is_a_clear_error(tmp_path, tiny_docs):
-    result = subprocess.run(
-        [sys.executable, "-m", "pipeline.eval", "--docs", str(tiny_docs), "--questions",
-         str(tmp_path / "nope.jsonl"), "--out", str(tmp_path / "o.jsonl")],
-        cwd=REPO, env=subprocess_env(), capture_output=True, text=True, timeout=120,
+    result = run_module(
+        "pipeline.eval",
+        "--docs",
+        str(tiny_docs),
+        "--questions",
+        str(tmp_path / "nope.jsonl"),
+        "--out",
+        str(tmp_path / "o.jsonl"),
+        timeout=120,
     )
     assert result.returncode == 2 and "does not exist" in result.stderr
     assert "Traceback" not in result.stderr

@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 
 from governance.contradictions import extract_values
-from pipeline import glossary
-from pipeline.glossary import Glossary, GlossaryError
-from pipeline.text import (
+from pipeline.language import glossary
+from pipeline.language.glossary import Glossary, GlossaryError
+from pipeline.language.text import (
     canonical_terms,
     corpus_unit_kinds,
     first_named,
@@ -80,8 +80,8 @@ def test_a_corpus_with_a_tiny_glossary_gets_its_words(tmp_path: Path, active):
 
 
 def test_the_engine_uses_its_documents_glossary_and_no_other(tmp_path: Path, active, tiny_docs, embed_model):
-    from pipeline.config import load_config
     from pipeline.engine import AnswerEngine
+    from pipeline.ground.config import load_config
 
     config = load_config()
     AnswerEngine(config.with_home(tmp_path / "a"), embed_model=embed_model)
@@ -161,7 +161,7 @@ DEMO_TEXTS = {
 def _texts(active) -> dict[str, str]:
     """What the assistant says about its corpus, with the glossary `active` put in use."""
     from pipeline.engine import please_ask
-    from pipeline.instructions import action_refusal, instructions_only
+    from pipeline.language.instructions import action_refusal, instructions_only
     from ui.login import login_page
     from ui.service import greeting
 
@@ -201,9 +201,9 @@ def test_a_when_question_looks_for_the_glossarys_time_unit(tmp_path: Path, activ
     the glossary names that period: the code knows no corpus's calendar."""
     from llama_index.core.schema import NodeWithScore, TextNode
 
-    from pipeline.records import AnswerStyle
-    from pipeline.synthesis import ExtractiveSynthesizer
-    from pipeline.term_stats import TermStats
+    from pipeline.answer.synthesis import ExtractiveSynthesizer
+    from pipeline.ground.records import AnswerStyle
+    from pipeline.ingest.term_stats import TermStats
 
     texts = [  # the same words in each: the number's unit decides
         "The laptop loan ends at counter 3.",

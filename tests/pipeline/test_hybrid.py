@@ -1,13 +1,13 @@
-"""Hybrid retrieval (pipeline.hybrid): BM25 over the dense candidates, fused by reciprocal rank."""
+"""Hybrid retrieval (pipeline.retrieve.hybrid): BM25 over the dense candidates, fused by reciprocal rank."""
 
 from dataclasses import replace
 from pathlib import Path
 
 from llama_index.core.schema import NodeWithScore, TextNode
 
-from pipeline.hybrid import bm25_scores, fuse
-from pipeline.term_stats import TermStats
-from pipeline.text import canonical_terms
+from pipeline.ingest.term_stats import TermStats
+from pipeline.language.text import canonical_terms
+from pipeline.retrieve.hybrid import bm25_scores, fuse
 from tests.pipeline.tiny_corpora import TRAVEL_REQUESTS
 
 TEXTS = [
@@ -56,8 +56,8 @@ def test_fusion_keeps_the_dense_order_when_no_word_matches():
 def test_the_engine_retrieves_the_section_that_shares_the_questions_words(tmp_path: Path, embed_model):
     """With one chunk kept, MiniLM alone picks 'Booking the trip'; fused with BM25 over its 20 closest
     chunks, the engine picks 'Claims after the trip', the section that answers."""
-    from pipeline.config import load_config
     from pipeline.engine import AnswerEngine
+    from pipeline.ground.config import load_config
 
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -76,7 +76,7 @@ def test_the_engine_retrieves_the_section_that_shares_the_questions_words(tmp_pa
 
 
 def test_the_fusion_pool_is_read_from_the_environment(monkeypatch):
-    from pipeline.config import load_config
+    from pipeline.ground.config import load_config
 
     monkeypatch.setenv("WARRANT_FUSION_POOL", "0")
     assert load_config().fusion_pool == 0
@@ -86,7 +86,7 @@ def test_the_fusion_pool_is_read_from_the_environment(monkeypatch):
 
 def test_a_new_glossary_is_read_by_the_next_ranking(tmp_path: Path):
     """Term counts are cached per text; a glossary that folds 'holiday' into 'leave' must reach them."""
-    from pipeline import glossary
+    from pipeline.language import glossary
 
     texts = ["Annual leave is booked with the manager.", "Parking permits are issued by the office."]
     stats = TermStats(texts)

@@ -1,9 +1,6 @@
-import subprocess
-import sys
-
-from pipeline.config import load_config
 from pipeline.engine import AnswerEngine
-from tests.conftest import REPO, subprocess_env
+from pipeline.ground.config import load_config
+from tests.conftest import run_module
 
 
 def test_reingest_of_unchanged_corpus_embeds_nothing(tiny_engine, tiny_docs):
@@ -42,10 +39,7 @@ def test_index_survives_a_process_restart(tiny_engine, embed_model):
     count = tiny_engine.index.count()
     reopened = AnswerEngine(load_config().with_home(home), embed_model=embed_model)
     assert reopened.index.count() == count
-    result = subprocess.run(
-        [sys.executable, "-m", "pipeline", "ask", "What is the revaluation fee?"],
-        cwd=REPO, env=subprocess_env(home), capture_output=True, text=True, timeout=240,
-    )
+    result = run_module("pipeline", "ask", "What is the revaluation fee?", home=home, timeout=240)
     assert result.returncode == 0, result.stderr
     assert "Rs. 500" in result.stdout and "decision: answer" in result.stdout
     assert "ingesting" not in result.stderr  # it used the persisted index
@@ -54,12 +48,14 @@ def test_index_survives_a_process_restart(tiny_engine, embed_model):
 def test_active_retrieval_matches_the_filtered_search_with_or_without_fallback(tiny_engine, monkeypatch):
     from llama_index.core.schema import QueryBundle
 
-    import pipeline.index as index_module
+    import pipeline.ingest.index as index_module
 
     nodes = tiny_engine.index.get_nodes(where={"doc_id": "fees"})
     tiny_engine.index.update_metadata([nodes[0].node_id], status="deprecated")
-    query = QueryBundle("What is the revaluation fee?",
-                        embedding=tiny_engine.embed_model.get_query_embedding("What is the revaluation fee?"))
+    query = QueryBundle(
+        "What is the revaluation fee?",
+        embedding=tiny_engine.embed_model.get_query_embedding("What is the revaluation fee?"),
+    )
     expected = [n.node.node_id for n in tiny_engine.index.filtered_retriever(3).retrieve(query)]
     assert [n.node.node_id for n in tiny_engine.index.retriever(3).retrieve(query)] == expected
     monkeypatch.setattr(index_module, "MAX_OVERFETCH", 0)  # too many deprecated: filtered search

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.support import coverage_of
+from pipeline.gate.support import coverage_of
 
 
 @pytest.mark.parametrize("message", ["12345", "500?", "₹500", "2026 2027", "5.5"])

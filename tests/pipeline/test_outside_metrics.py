@@ -1,6 +1,6 @@
 """The outside harness's metrics: the max-cosine baseline reads the best chunk, not σ's sim part."""
 
-from pipeline.outside import OutsideItem, Outcome, metrics
+from pipeline.evaluation.outside import Outcome, OutsideItem, metrics
 
 
 def test_the_max_cosine_baseline_is_the_best_chunk_not_the_sentence_sim():

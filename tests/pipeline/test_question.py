@@ -3,10 +3,10 @@
 import sys
 from collections import Counter
 
-from pipeline import text
-from pipeline.question import analyse_question
-from pipeline.question_parts import question_parts
-from pipeline.text import canonical_terms, canonical_terms_with_surface, quantities, split_sentences
+from pipeline.language import text
+from pipeline.language.question import analyse_question
+from pipeline.language.question_parts import question_parts
+from pipeline.language.text import canonical_terms, canonical_terms_with_surface, quantities, split_sentences
 
 TWO_PARTS = "Is the revaluation fee Rs. 500, and how many days do I have to apply?"
 
@@ -42,7 +42,7 @@ def test_a_question_of_several_sentences_keeps_its_yes_no_sentence():
 
 def _count_calls_on(monkeypatch, query: str) -> Counter:
     """Count calls of the text module's question functions whose argument is `query`, wherever a
-    pipeline module imported them (`from pipeline.text import …` binds the name in each module)."""
+    pipeline module imported them (`from pipeline.language.text import …` binds the name in each module)."""
     counts: Counter = Counter()
     for name in ("canonical_terms", "canonical_terms_with_surface", "quantities", "split_sentences"):
         original = getattr(text, name)

@@ -3,13 +3,13 @@
 import numpy as np
 from llama_index.core.schema import NodeWithScore
 
-from pipeline.config import load_config
+from pipeline.answer.synthesis import ExtractiveSynthesizer
 from pipeline.engine import AnswerEngine
-from pipeline.index import chunk_to_node
-from pipeline.records import AnswerStyle, Chunk
-from pipeline.sentence_vectors import SentenceVectorStore
-from pipeline.synthesis import ExtractiveSynthesizer
-from pipeline.text import split_sentences
+from pipeline.ground.config import load_config
+from pipeline.ground.records import AnswerStyle, Chunk
+from pipeline.ingest.index import chunk_to_node
+from pipeline.ingest.sentence_vectors import SentenceVectorStore
+from pipeline.language.text import split_sentences
 
 
 def _active(engine) -> list[tuple[str, str]]:
@@ -51,9 +51,17 @@ def test_missing_vectors_are_computed_when_first_needed(tmp_path, embed_model):
 
 def test_chunks_added_without_sentence_vectors_still_answer(tiny_engine):
     chunk = Chunk(
-        chunk_id="extra::hostel::abc", doc_id="extra", title="Hostel Policy", section="1. Hostel Fee",
-        section_numbers="1", text="The hostel fee is Rs. 9,000 per semester. It is paid before week 1.",
-        version="1.0", effective_date="2026-07-01", owner="Warden", source="extra.md", position=0,
+        chunk_id="extra::hostel::abc",
+        doc_id="extra",
+        title="Hostel Policy",
+        section="1. Hostel Fee",
+        section_numbers="1",
+        text="The hostel fee is Rs. 9,000 per semester. It is paid before week 1.",
+        version="1.0",
+        effective_date="2026-07-01",
+        owner="Warden",
+        source="extra.md",
+        position=0,
         content_hash="abc",
     )
     tiny_engine.index.add_nodes([chunk_to_node(chunk)], sentence_vectors=False)
@@ -67,8 +75,10 @@ def test_chunks_added_without_sentence_vectors_still_answer(tiny_engine):
 def test_similarity_picks_the_sentence_that_answers_over_the_one_that_repeats_words(tiny_engine):
     from llama_index.core.schema import TextNode
 
-    text = ("The student is responsible for meeting the faculty advisor and for replying to the advisor. "
-            "Each faculty advisor is assigned at most 20 students.")
+    text = (
+        "The student is responsible for meeting the faculty advisor and for replying to the advisor. "
+        "Each faculty advisor is assigned at most 20 students."
+    )
     node = NodeWithScore(node=TextNode(id_="n1", text=text, metadata={"section": "3.1 Advisees"}), score=0.6)
     synth = ExtractiveSynthesizer(tiny_engine.stats)
     brief = AnswerStyle(length="brief")
@@ -87,23 +97,29 @@ def test_until_when_prefers_a_point_in_time_and_how_long_a_span(tiny_engine):
     from llama_index.core.schema import TextNode
 
     # Sentences over 18 words: a brief answer then keeps only the best one.
-    text = ("The faculty advisor decides every add and drop request submitted by a student through the "
-            "ERP portal within 2 working days. "
-            "The add and drop period for all students and all courses of the semester closes at 5 p.m. "
-            "on Friday of week 2.")
+    text = (
+        "The faculty advisor decides every add and drop request submitted by a student through the "
+        "ERP portal within 2 working days. "
+        "The add and drop period for all students and all courses of the semester closes at 5 p.m. "
+        "on Friday of week 2."
+    )
     node = NodeWithScore(node=TextNode(id_="n1", text=text, metadata={"section": "3.1"}), score=0.6)
     synth = ExtractiveSynthesizer(tiny_engine.stats)
     brief = AnswerStyle(length="brief")
     span, point = split_sentences(text)
     assert synth.select("Until when can I add or drop a course?", [node], brief)[0].text == point
-    assert synth.select("How long does the advisor take to decide an add or drop request?", [node], brief)[0].text == span
+    assert (
+        synth.select("How long does the advisor take to decide an add or drop request?", [node], brief)[0].text == span
+    )
 
 
 def test_a_programme_named_in_the_question_overrides_the_profile_programme(tiny_engine):
     from llama_index.core.schema import TextNode
 
-    text = ("For B.Tech students, the maximum credit load is 26 credits per semester. "
-            "For M.Tech students, the maximum credit load is 24 credits per semester.")
+    text = (
+        "For B.Tech students, the maximum credit load is 26 credits per semester. "
+        "For M.Tech students, the maximum credit load is 24 credits per semester."
+    )
     node = NodeWithScore(node=TextNode(id_="n1", text=text, metadata={"section": "5.2"}), score=0.6)
     synth = ExtractiveSynthesizer(tiny_engine.stats)
     btech, mtech = split_sentences(text)
@@ -124,9 +140,20 @@ def test_ingest_embeds_each_distinct_text_once_in_one_pass(tiny_engine, monkeypa
     monkeypatch.setattr(tiny_engine.index, "embed_texts", embed_texts)
     clause = "Appeals are decided by the Dean within 10 working days of the request."
     chunks = [
-        Chunk(chunk_id=f"extra::s{i}::h{i}", doc_id="extra", title="Appeals Policy", section=f"{i}. Appeals",
-              section_numbers=str(i), text=f"An appeal for case {i} is filed online. {clause}", version="1.0",
-              effective_date="2026-07-01", owner="Dean", source="extra.md", position=i, content_hash=f"h{i}")
+        Chunk(
+            chunk_id=f"extra::s{i}::h{i}",
+            doc_id="extra",
+            title="Appeals Policy",
+            section=f"{i}. Appeals",
+            section_numbers=str(i),
+            text=f"An appeal for case {i} is filed online. {clause}",
+            version="1.0",
+            effective_date="2026-07-01",
+            owner="Dean",
+            source="extra.md",
+            position=i,
+            content_hash=f"h{i}",
+        )
         for i in (1, 2)
     ]
     tiny_engine.index.add_nodes([chunk_to_node(c) for c in chunks])

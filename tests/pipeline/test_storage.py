@@ -12,13 +12,13 @@ import sys
 import time
 from pathlib import Path
 
-from pipeline.storage import JSONFile, backup_path, check_file, read_json, tighten_permissions, write_atomic
+from pipeline.ground.storage import JSONFile, backup_path, check_file, read_json, tighten_permissions, write_atomic
 
 REPO = Path(__file__).resolve().parents[2]
 
 _WORKER = """
 import sys
-from pipeline.storage import JSONFile
+from pipeline.ground.storage import JSONFile
 store = JSONFile(sys.argv[1], indent=1)
 for _ in range(int(sys.argv[2])):
     with store.open() as db:
@@ -105,7 +105,7 @@ def test_deleting_a_file_removes_every_copy_of_it(tmp_path):
     write_atomic(path, "{}")
     write_atomic(path, '{"a": 1}')
     (tmp_path / "u.json.damaged-20260101T000000-abc").write_text("{x")
-    from pipeline.storage import delete_file
+    from pipeline.ground.storage import delete_file
 
     assert delete_file(path)
     assert sorted(p.name for p in tmp_path.iterdir() if not p.name.endswith(".lock")) == []

@@ -3,8 +3,8 @@ import math
 import pytest
 from llama_index.core.schema import NodeWithScore, TextNode
 
-from pipeline.support import SupportPostprocessor, consistency_of, coverage_of
-from pipeline.term_stats import TermStats
+from pipeline.gate.support import SupportPostprocessor, consistency_of, coverage_of
+from pipeline.ingest.term_stats import TermStats
 
 CHUNKS = [
     "The revaluation fee is Rs. 500 per course and is paid online.",
@@ -41,35 +41,53 @@ def test_missing_numbers_are_named_in_the_order_the_question_says_them():
 
 
 def test_two_chunks_with_different_fees_for_the_same_thing_lower_consistency():
-    agree = consistency_of(["The revaluation fee is Rs. 500 per course.",
-                            "Students pay the revaluation fee of Rs. 500 per course online."])
-    disagree = consistency_of(["The revaluation fee is Rs. 500 per course.",
-                               "The revaluation fee is Rs. 800 per course."])
+    agree = consistency_of(
+        ["The revaluation fee is Rs. 500 per course.", "Students pay the revaluation fee of Rs. 500 per course online."]
+    )
+    disagree = consistency_of(
+        ["The revaluation fee is Rs. 500 per course.", "The revaluation fee is Rs. 800 per course."]
+    )
     assert agree == 1.0
     assert disagree < agree
 
 
 def test_must_versus_must_not_lowers_consistency():
-    assert consistency_of(["Laboratory marks count towards the internal assessment mark.",
-                           "Laboratory marks do not count towards the internal assessment mark."]) < 1.0
+    assert (
+        consistency_of(
+            [
+                "Laboratory marks count towards the internal assessment mark.",
+                "Laboratory marks do not count towards the internal assessment mark.",
+            ]
+        )
+        < 1.0
+    )
 
 
 def test_different_programmes_are_not_a_conflict():
-    assert consistency_of(["For B.Tech students the minimum load is 16 credits per semester.",
-                           "For M.Tech students the minimum load is 12 credits per semester."]) == 1.0
+    assert (
+        consistency_of(
+            [
+                "For B.Tech students the minimum load is 16 credits per semester.",
+                "For M.Tech students the minimum load is 12 credits per semester.",
+            ]
+        )
+        == 1.0
+    )
 
 
 @pytest.fixture()
 def gate():
-    return SupportPostprocessor(TermStats(CHUNKS), lambda_sim=0.6, lambda_coverage=0.3,
-                                lambda_consistency=0.1, tau=0.5)
+    return SupportPostprocessor(TermStats(CHUNKS), lambda_sim=0.6, lambda_coverage=0.3, lambda_consistency=0.1, tau=0.5)
 
 
 def test_gate_at_above_and_below_tau(gate):
     query = "What is the revaluation fee?"
     support, _ = gate.score(query, [_node(CHUNKS[0], 0.7)])
-    for tau, expected in ((support.sigma, "answer"), (support.sigma - 0.001, "answer"),
-                          (support.sigma + 0.001, "abstain")):
+    for tau, expected in (
+        (support.sigma, "answer"),
+        (support.sigma - 0.001, "answer"),
+        (support.sigma + 0.001, "abstain"),
+    ):
         gate.tau = tau
         result = gate.gate(query, [_node(CHUNKS[0], 0.7)])
         assert result.decision == expected, (tau, result)
@@ -81,7 +99,9 @@ def test_score_parts_are_attached_to_nodes_and_recover_cosine(gate):
     assert support.sim == pytest.approx(0.7, abs=1e-4)
     meta = evidence[0].node.metadata
     assert meta["support_sigma"] == support.sigma and meta["support_coverage"] == support.coverage
-    assert support.sigma == pytest.approx(0.6 * support.sim + 0.3 * support.coverage + 0.1 * support.consistency, abs=1e-3)
+    assert support.sigma == pytest.approx(
+        0.6 * support.sim + 0.3 * support.coverage + 0.1 * support.consistency, abs=1e-3
+    )
 
 
 def test_postprocessor_returns_no_nodes_below_tau(gate):
@@ -106,7 +126,7 @@ def test_sim_is_the_best_sentence_of_the_closest_chunks_not_the_blurred_chunk(tm
     """One answering sentence among unrelated ones: the chunk's vector blurs it, the sentence's does not."""
     import numpy as np
 
-    from pipeline.sentence_vectors import SentenceVectorStore
+    from pipeline.ingest.sentence_vectors import SentenceVectorStore
 
     answer = "Employees may carry over at most five days of unused annual leave into the next year."
     chunk = " ".join(

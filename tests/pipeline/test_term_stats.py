@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from pipeline.engine import AnswerEngine
-from pipeline.index import ChunkIndex
-from pipeline.term_stats import TermStats
+from pipeline.ingest.index import ChunkIndex
+from pipeline.ingest.term_stats import TermStats
 
 TEXTS = ["The revaluation fee is Rs. 500 per course.", "A fine of Rs. 5 per day is charged."]
 
@@ -33,8 +33,9 @@ def test_unreadable_file_is_ignored(tmp_path: Path):
     assert not stats.load(tmp_path / "missing.json", {"active": 2})
 
 
-def test_stats_survive_a_restart_without_rereading_the_chunks(tiny_engine, embed_model,
-                                                               monkeypatch: pytest.MonkeyPatch):
+def test_stats_survive_a_restart_without_rereading_the_chunks(
+    tiny_engine, embed_model, monkeypatch: pytest.MonkeyPatch
+):
     assert tiny_engine.term_stats_path.is_file()
     before = tiny_engine.stats
 
@@ -64,7 +65,8 @@ def test_refresh_rewrites_the_stored_counts(tiny_engine, tiny_docs: Path):
     (tiny_docs / "extra.md").write_text(
         "---\ntitle: Hostel Rules\n---\n# Hostel Rules\n## 1. Visitors\n"
         + "Visitors must leave the hostel by nine in the evening and sign the register at the gate. " * 4,
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     tiny_engine.ingest(tiny_docs)
     stored = json.loads(tiny_engine.term_stats_path.read_text(encoding="utf-8"))
     assert stored["documents"] == tiny_engine.stats.documents

@@ -1,8 +1,8 @@
-"""The one text module: how contractions are read (pipeline.text.tokens)."""
+"""The one text module: how contractions are read (pipeline.language.text.tokens)."""
 
 import pytest
 
-from pipeline.text import canonical_terms, has_negation, tokens
+from pipeline.language.text import canonical_terms, has_negation, tokens
 
 
 @pytest.mark.parametrize(

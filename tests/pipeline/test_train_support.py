@@ -1,13 +1,10 @@
 """The training command runs end to end on a few examples (the full training is a command)."""
 
-import subprocess
-import sys
-
 import pytest
 import torch
 
-from pipeline.train_support import DEFAULT_SQUAD, split_articles
-from tests.conftest import REPO, subprocess_env
+from pipeline.evaluation.squad import SQUAD_FILE, split_articles
+from tests.conftest import run_module
 
 
 def test_split_is_by_article_fixed_by_seed_and_disjoint():
@@ -19,17 +16,16 @@ def test_split_is_by_article_fixed_by_seed_and_disjoint():
     assert len(first["heldout"]) >= 4
 
 
-@pytest.mark.skipif(not DEFAULT_SQUAD.is_file(), reason="SQuAD 2.0 file not beside the repository")
+@pytest.mark.skipif(not SQUAD_FILE.is_file(), reason="SQuAD 2.0 file not beside the repository")
 def test_smoke_training_writes_a_model_that_loads(tmp_path):
     out = tmp_path / "smoke.pt"
-    run = subprocess.run([sys.executable, "-m", "pipeline.train_support", "--smoke", "--out", str(out)],
-                         cwd=REPO, env=subprocess_env(), capture_output=True, text=True, timeout=600)
+    run = run_module("pipeline.evaluation.train_support", "--smoke", "--out", str(out), timeout=600)
     assert run.returncode == 0, run.stderr[-2000:]
     assert "heldout_pair_auroc" in run.stdout
     state = torch.load(out, weights_only=False)
     assert state["trained_layers"] == 1 and state["split"]["heldout"]
 
-    from pipeline.answerability import AnswerabilityModel
+    from pipeline.gate.answerability import AnswerabilityModel
 
     model = AnswerabilityModel.load(out)
     probabilities = model.score("Who was the Norse leader?", ["Rollo was the Norse leader.", "It rained."])

@@ -9,12 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.config import load_config
-from scenarios import bench, bench_gpu
-from scenarios.bench_service import measure_concurrency_service
-from scenarios.bench_stats import percentile
+from pipeline.ground.config import load_config
+from scenarios.bench import gpu as bench_gpu
+from scenarios.bench import measure as bench
+from scenarios.bench.concurrency_service import measure_concurrency_service
+from scenarios.bench.stats import percentile
+from scenarios.bench.synthetic import load_material, perturbed_vector, synthetic_chunks, synthetic_chunks_with_sources
 from tests.scenarios.test_bench_parts import GPU_RESULT
-from scenarios.synthetic import load_material, perturbed_vector, synthetic_chunks, synthetic_chunks_with_sources
 
 QUESTIONS = [
     "What is the revaluation fee?",
@@ -55,7 +56,7 @@ def test_perturbed_vectors_are_deterministic_unit_and_near_their_sentences(tiny_
     rng = np.random.default_rng(0)
     sentence_vectors = rng.normal(size=(len(material.sentences), 384))
     sentence_vectors /= np.linalg.norm(sentence_vectors, axis=1, keepdims=True)
-    (chunk, sources), = synthetic_chunks_with_sources(1, material, seed=3, start=7)
+    ((chunk, sources),) = synthetic_chunks_with_sources(1, material, seed=3, start=7)
     assert chunk == synthetic_chunks(1, material, seed=3, start=7)[0]
     assert sources and all(material.sentences[i].split()[0] in chunk.text for i in sources)
 
@@ -67,34 +68,70 @@ def test_perturbed_vectors_are_deterministic_unit_and_near_their_sentences(tiny_
     assert np.dot(vector, mean / np.linalg.norm(mean)) > 0.9
 
 
-def test_small_bench_reports_every_headline_key(tmp_path: Path, tiny_docs: Path, embed_model,
-                                               monkeypatch: pytest.MonkeyPatch):
+def test_small_bench_reports_every_headline_key(
+    tmp_path: Path, tiny_docs: Path, embed_model, monkeypatch: pytest.MonkeyPatch
+):
     config = load_config().with_home(tmp_path / "home")
     config = replace(config, docs_dir=tiny_docs)
     monkeypatch.setattr(bench, "load_questions", lambda *a: QUESTIONS)
     monkeypatch.setattr(bench, "load_config", lambda: config)
-    monkeypatch.setattr(bench, "measure_cold_start", lambda home, q, runs=3: {
-        "runs": 0, "median_s": 1.0, "max_s": 1.0, "all_s": [], "peak_rss_mb": 321.0})
+    monkeypatch.setattr(
+        bench,
+        "measure_cold_start",
+        lambda home, q, runs=3: {"runs": 0, "median_s": 1.0, "max_s": 1.0, "all_s": [], "peak_rss_mb": 321.0},
+    )
     # The running app is exercised in test_bench_http.py; here its result is only wired into the report.
-    http = {"mode": "http", "users": 3, "turns_per_user": 2, "latency_ms": {"n": 6, "p50": 80.0, "p95": 90.0},
-            "errors": 0, "lost_turns": 0, "app_start_s": 9.0, "warmup": 1, "sessions_per_user_max": 1,
-            "turns_per_s": 10.0}
+    http = {
+        "mode": "http",
+        "users": 3,
+        "turns_per_user": 2,
+        "latency_ms": {"n": 6, "p50": 80.0, "p95": 90.0},
+        "errors": 0,
+        "lost_turns": 0,
+        "app_start_s": 9.0,
+        "warmup": 1,
+        "sessions_per_user_max": 1,
+        "turns_per_s": 10.0,
+    }
     monkeypatch.setattr(bench, "measure_concurrency_http", lambda *a, **k: http)
     # The processes and the Chroma server are exercised in test_bench_multi.py; here only the report.
-    multi = {**http, "mode": "http-multi", "processes": 2, "latency_ms": {"n": 6, "p50": 85.0, "p95": 99.0},
-             "sessions_per_user_max": 2}
+    multi = {
+        **http,
+        "mode": "http-multi",
+        "processes": 2,
+        "latency_ms": {"n": 6, "p50": 85.0, "p95": 99.0},
+        "sessions_per_user_max": 2,
+    }
     monkeypatch.setattr(bench, "measure_concurrency_multi", lambda *a, **k: multi)
     (tmp_path / "bench_gpu.json").write_text(json.dumps(GPU_RESULT))
     monkeypatch.setattr(bench_gpu, "REPORT", tmp_path / "bench_gpu.json")
 
-    results = bench.run_bench(sizes=[40, 120], repeat=1, users=3, turns=2, cold_runs=1,
-                              out_dir=tmp_path / "reports", work_dir=tmp_path / "work",
-                              embed_model=embed_model, perturb_above=40, concurrency="both")
+    results = bench.run_bench(
+        sizes=[40, 120],
+        repeat=1,
+        users=3,
+        turns=2,
+        cold_runs=1,
+        out_dir=tmp_path / "reports",
+        work_dir=tmp_path / "work",
+        embed_model=embed_model,
+        perturb_above=40,
+        concurrency="both",
+    )
 
     flat = json.loads((tmp_path / "reports" / "bench.json").read_text())
-    for key in ("ask_ms_p50", "ask_ms_p95", "baseline_ask_ms_p95", "cold_start_s", "ingest_chunks_per_s",
-                "ask_ms_p95_100k", "concurrent_ms_p95", "concurrent_errors", "concurrent_lost_turns",
-                "peak_rss_mb"):
+    for key in (
+        "ask_ms_p50",
+        "ask_ms_p95",
+        "baseline_ask_ms_p95",
+        "cold_start_s",
+        "ingest_chunks_per_s",
+        "ask_ms_p95_100k",
+        "concurrent_ms_p95",
+        "concurrent_errors",
+        "concurrent_lost_turns",
+        "peak_rss_mb",
+    ):
         assert key in flat
     assert 0 < flat["ask_ms_p50"] <= flat["ask_ms_p95"]
     assert flat["baseline_ask_ms_p95"] > 0

@@ -6,20 +6,26 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from pipeline.config import load_config
-from scenarios.bench_multi import measure_concurrency_multi
+from pipeline.ground.config import load_config
+from scenarios.bench.concurrency_multi import measure_concurrency_multi
 
-QUESTIONS = ["What is the revaluation fee?", "How many books can an undergraduate borrow?",
-             "and the fine for an overdue book?", "What is the photocopy fee?"]
+QUESTIONS = [
+    "What is the revaluation fee?",
+    "How many books can an undergraduate borrow?",
+    "and the fine for an overdue book?",
+    "What is the photocopy fee?",
+]
 
 
 def test_users_alternating_between_two_processes_lose_no_turn(tmp_path: Path, tiny_docs: Path, embed_model):
     from ui.service import WarrantService
 
-    service = WarrantService(replace(load_config().with_home(tmp_path / "single" / "home"), docs_dir=tiny_docs),
-                             embed_model=embed_model)
-    result = measure_concurrency_multi(service, QUESTIONS, users=2, turns=4, processes=2, warmup=1,
-                                       deadline_s=180, turn_timeout_s=60)
+    service = WarrantService(
+        replace(load_config().with_home(tmp_path / "single" / "home"), docs_dir=tiny_docs), embed_model=embed_model
+    )
+    result = measure_concurrency_multi(
+        service, QUESTIONS, users=2, turns=4, processes=2, warmup=1, deadline_s=180, turn_timeout_s=60
+    )
     assert result["mode"] == "http-multi" and result["processes"] == 2
     assert result["chunks"] == service.engine.index.count()
     assert result["errors"] == 0, result["error_samples"]

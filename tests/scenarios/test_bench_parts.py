@@ -8,28 +8,50 @@ from pathlib import Path
 
 from governance.accounts import AccountStore
 from memory.service import MemoryService
-from pipeline.records import Answer
-from scenarios import bench_gpu
-from scenarios.bench_cold import run_measured
-from scenarios.bench_http import PASSWORD, lost_turns
-from scenarios.bench_stats import peak_rss_mb
+from pipeline.ground.records import Answer
+from scenarios.bench import gpu as bench_gpu
+from scenarios.bench.cold_start import run_measured
+from scenarios.bench.concurrency_http import PASSWORD, lost_turns
+from scenarios.bench.stats import peak_rss_mb
 
 GPU_RESULT = {
-    "device": "NVIDIA H100 80GB HBM3", "torch": "2.11.0", "sentence_transformers": "6.0.1",
-    "when": "2026-11-23 01:21 UTC", "repeats": 5, "corpora": {"policies": 217, "synthetic_10k": 10000},
-    "tokenize_policies_s": 0.06, "min_cosine_vs_cpu_fp32": 1.0, "min_cosine_vs_cpu_fp16": 0.9997,
-    "rows": [{"dtype": "fp32", "corpus": "policies", "chunks": 217, "batch_size": 128, "chunks_per_s": 2990.0,
-              "runs": [2990.0]},
-             {"dtype": "fp16", "corpus": "policies", "chunks": 217, "batch_size": 128, "chunks_per_s": 4109.0,
-              "runs": [4109.0]}],
-    "best": {"fp32_policies": {"chunks_per_s": 2990.0, "batch_size": 128},
-             "fp16_policies": {"chunks_per_s": 4109.0, "batch_size": 128}},
+    "device": "NVIDIA H100 80GB HBM3",
+    "torch": "2.11.0",
+    "sentence_transformers": "6.0.1",
+    "when": "2026-11-23 01:21 UTC",
+    "repeats": 5,
+    "corpora": {"policies": 217, "synthetic_10k": 10000},
+    "tokenize_policies_s": 0.06,
+    "min_cosine_vs_cpu_fp32": 1.0,
+    "min_cosine_vs_cpu_fp16": 0.9997,
+    "rows": [
+        {
+            "dtype": "fp32",
+            "corpus": "policies",
+            "chunks": 217,
+            "batch_size": 128,
+            "chunks_per_s": 2990.0,
+            "runs": [2990.0],
+        },
+        {
+            "dtype": "fp16",
+            "corpus": "policies",
+            "chunks": 217,
+            "batch_size": 128,
+            "chunks_per_s": 4109.0,
+            "runs": [4109.0],
+        },
+    ],
+    "best": {
+        "fp32_policies": {"chunks_per_s": 2990.0, "batch_size": 128},
+        "fp16_policies": {"chunks_per_s": 4109.0, "batch_size": 128},
+    },
 }
 
 
 def test_cold_start_memory_is_the_child_s_own_not_the_parent_s():
     ballast = bytearray(300 * 1024 * 1024)
-    ballast[:: 4096] = b"\1" * len(ballast[:: 4096])  # touch every page: this process's peak is now > 300 MB
+    ballast[::4096] = b"\1" * len(ballast[::4096])  # touch every page: this process's peak is now > 300 MB
     run = run_measured([sys.executable, "-c", "print('decision: answer')"], env=None)
     assert run["rc"] == 0 and "decision:" in run["stdout"]
     assert peak_rss_mb() > 300
@@ -74,8 +96,8 @@ def test_gpu_result_merges_into_existing_reports(tmp_path: Path):
 def test_synthetic_chunks_get_one_stored_sentence_vector_per_sentence():
     import numpy as np
 
-    from pipeline.text import split_sentences
-    from scenarios.bench_scale import _sentence_rows
+    from pipeline.language.text import split_sentences
+    from scenarios.bench.scale import _sentence_rows
 
     vectors = np.eye(4, 384, dtype=np.float32)
     text = "The fee is Rs. 723 per course. It is paid online. Results come out in May."

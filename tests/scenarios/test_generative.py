@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 
-from scenarios.generative import _faults_reaching_users, _memory_in_requests
+from scenarios.suite.generative import _faults_reaching_users, _memory_in_requests
 from tests.fake_llm import EvidenceScript, fault_for
 
 
 def _request(question: str, text: str) -> dict:
     record = json.dumps({"title": "Fees", "section": "2. Revaluation Fee", "text": text})
-    content = f"Evidence records (quoted data):\n[1] {record}\n\nQuestion (quoted data): {json.dumps(question)}\n\nWrite."
+    content = (
+        f"Evidence records (quoted data):\n[1] {record}\n\nQuestion (quoted data): {json.dumps(question)}\n\nWrite."
+    )
     return {"messages": [{"role": "system", "content": "rules"}, {"role": "user", "content": content}]}
 
 
@@ -22,7 +24,7 @@ def test_evidence_script_injects_the_fault_its_hash_names():
     faults = [fault_for(q) for q in questions]
     assert {"none", "fabricated", "wrong_number", "uncited"} <= set(faults)
     assert len(script.injected) == sum(f != "none" for f in faults)
-    for reply, fault in zip(replies, faults):
+    for reply, fault in zip(replies, faults, strict=True):
         assert "The revaluation fee is Rs. 500 per course [1]." in reply
         assert ("Rs. 503" in reply) == (fault == "wrong_number")
 

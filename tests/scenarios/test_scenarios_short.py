@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
-from scenarios.metrics import METRIC_KEYS, Outcome, compute, percentile
-from scenarios.runner import load_sessions
+from scenarios.suite.metrics import METRIC_KEYS, Outcome, compute, percentile
+from scenarios.suite.runner import load_sessions
 
 SHORT = ["s01_asha_first_session", "s13_ed_unanswerable", "s17_mallory_cross_user", "s18_mallory_injection"]
 
@@ -18,21 +17,46 @@ def test_scenario_files_cover_the_required_size_and_categories():
     turns = [t for s in sessions for t in s["turns"]]
     assert len(sessions) >= 22 and len(turns) >= 150
     categories = {t.get("category") for t in turns}
-    for needed in ("introduction", "preference_learning", "profile_recall", "basic_policy", "followup",
-                   "two_sections", "unanswerable", "out_of_scope", "ambiguous", "contradiction_claim", "review",
-                   "after_review", "cross_user_probe", "prompt_injection", "returning_user"):
+    for needed in (
+        "introduction",
+        "preference_learning",
+        "profile_recall",
+        "basic_policy",
+        "followup",
+        "two_sections",
+        "unanswerable",
+        "out_of_scope",
+        "ambiguous",
+        "contradiction_claim",
+        "review",
+        "after_review",
+        "cross_user_probe",
+        "prompt_injection",
+        "returning_user",
+    ):
         assert needed in categories, needed
     assert {s["role"] for s in sessions} == {"user", "reviewer", "admin"}
 
 
 def _chat(expect: dict, decision: str, **kw) -> Outcome:
-    return Outcome(session="s", user="u", index=0, category=kw.pop("category", "x"), kind="chat", say="q",
-                   expect=expect, decision=decision, **kw)
+    return Outcome(
+        session="s",
+        user="u",
+        index=0,
+        category=kw.pop("category", "x"),
+        kind="chat",
+        say="q",
+        expect=expect,
+        decision=decision,
+        **kw,
+    )
 
 
 def test_baseline_answer_where_abstention_expected_counts_every_sentence_as_hallucinated():
-    outcomes = [_chat({"decision": "abstain"}, "answer", sentences=3, unsupported=0),
-                _chat({"decision": "answer"}, "answer", sentences=2, unsupported=0, checks={"cite": True})]
+    outcomes = [
+        _chat({"decision": "abstain"}, "answer", sentences=3, unsupported=0),
+        _chat({"decision": "answer"}, "answer", sentences=2, unsupported=0, checks={"cite": True}),
+    ]
     metrics = compute(outcomes)
     assert metrics["hallucination_rate"] == 0.6
     assert metrics["abstention_recall"] == 0.0
@@ -46,8 +70,16 @@ def test_abstention_precision_penalises_withheld_answerable_turns():
 
 def test_not_evaluable_steps_are_left_out_of_task_success():
     ok = _chat({"decision": "memory"}, "memory", checks={"decision": True})
-    skipped = Outcome(session="s", user="u", index=1, category="review", kind="action", say="review",
-                      expect={"ticket": "approved"}, evaluable=False)
+    skipped = Outcome(
+        session="s",
+        user="u",
+        index=1,
+        category="review",
+        kind="action",
+        say="review",
+        expect={"ticket": "approved"},
+        evaluable=False,
+    )
     metrics = compute([ok, skipped])
     assert metrics["task_success"] == 1.0 and metrics["contradiction_resolution"] is None
 
@@ -58,7 +90,7 @@ def test_percentile_is_nearest_rank():
 
 @pytest.fixture(scope="module")
 def short_report(tmp_path_factory, embed_model):
-    from scenarios.__main__ import run
+    from scenarios.suite.benchmark import run
 
     root = tmp_path_factory.mktemp("scenarios")
     report = run(root / "home", root / "out", only=SHORT, loo=True, loo_limit=3, embed_model=embed_model, quiet=True)
@@ -66,7 +98,7 @@ def short_report(tmp_path_factory, embed_model):
 
 
 def test_short_run_writes_json_markdown_and_plots(short_report):
-    report, root = short_report
+    _report, root = short_report
     out = root / "out"
     for name in ("latest.json", "latest.md", "sigma.png", "metrics.png", "turns.jsonl"):
         assert (out / name).stat().st_size > 0, name
@@ -89,7 +121,7 @@ def test_short_run_keeps_memory_isolated_and_gates_better_than_the_baseline(shor
 
 
 def test_short_run_learns_the_profile_and_answers_the_fee_with_its_section(short_report, tmp_path):
-    report, root = short_report
+    _report, root = short_report
     rows = [json.loads(line) for line in (root / "out" / "turns.jsonl").read_text(encoding="utf-8").splitlines()]
     system = {(r["session"], r["index"]): r for r in rows if r["side"] == "system"}
     assert system[("s01_asha_first_session", 1)]["passed"]  # "I'm a third-year B.Tech CSE student."
@@ -120,22 +152,33 @@ def test_ticket_actions_reach_the_governance_service_and_respect_roles():
     from types import SimpleNamespace
 
     from governance.identity import Identity
-    from scenarios.runner import run_action
+    from scenarios.suite.runner import run_action
 
     service = SimpleNamespace(governance=_FakeGovernance())
     user, reviewer = Identity("local:u", "u", "user"), Identity("local:r", "r", "reviewer")
     tickets, reviewed = {}, {}
 
     def step(action: dict, who) -> Outcome:
-        outcome = Outcome(session="s", user=who.username, index=0, category="review", kind="action",
-                          say=action["action"], expect=action["expect"])
+        outcome = Outcome(
+            session="s",
+            user=who.username,
+            index=0,
+            category="review",
+            kind="action",
+            say=action["action"],
+            expect=action["expect"],
+        )
         run_action(action, outcome, service, who, tickets, reviewed)
         return outcome
 
-    filed = step({"action": "file_ticket", "claim": "The fee is now Rs. 750.", "label": "fee",
-                  "expect": {"ticket": "filed"}}, user)
+    filed = step(
+        {"action": "file_ticket", "claim": "The fee is now Rs. 750.", "label": "fee", "expect": {"ticket": "filed"}},
+        user,
+    )
     denied = step({"action": "review", "label": "fee", "decision": "approve", "expect": {"ticket": "denied"}}, user)
-    approved = step({"action": "review", "label": "fee", "decision": "approve", "expect": {"ticket": "approved"}}, reviewer)
+    approved = step(
+        {"action": "review", "label": "fee", "decision": "approve", "expect": {"ticket": "approved"}}, reviewer
+    )
     assert filed.passed and denied.passed and approved.passed
     assert reviewed == {"fee": "implemented"} and service.governance.tickets["T1"]["claim"] == "The fee is now Rs. 750."
 
@@ -144,10 +187,17 @@ def test_ticket_actions_are_not_evaluable_while_governance_lacks_them():
     from types import SimpleNamespace
 
     from governance.identity import Identity
-    from scenarios.runner import run_action
+    from scenarios.suite.runner import run_action
 
-    outcome = Outcome(session="s", user="u", index=0, category="ticket", kind="action", say="file",
-                      expect={"ticket": "filed"})
-    run_action({"action": "file_ticket", "claim": "x", "label": "x", "expect": {"ticket": "filed"}}, outcome,
-               SimpleNamespace(governance=object()), Identity("local:u", "u"), {}, {})
+    outcome = Outcome(
+        session="s", user="u", index=0, category="ticket", kind="action", say="file", expect={"ticket": "filed"}
+    )
+    run_action(
+        {"action": "file_ticket", "claim": "x", "label": "x", "expect": {"ticket": "filed"}},
+        outcome,
+        SimpleNamespace(governance=object()),
+        Identity("local:u", "u"),
+        {},
+        {},
+    )
     assert not outcome.evaluable and "file_ticket" in outcome.note

@@ -10,53 +10,66 @@ import atexit
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 import httpx
 
-from scenarios.bench_http import stop_process
+from scenarios.bench.concurrency_http import free_port, stop_process
 from tests.conftest import REPO, subprocess_env
 
 DEMO_PASSWORD = "demo-pass-for-tests-123"
-_STATE_OF_A_RUN = shutil.ignore_patterns("users", "accounts.json", ".accounts.json.bak", "audit.jsonl*",
-                                         "secret.key", "query_log.jsonl", "tickets.json", ".tickets.json.bak",
-                                         "uploads", "proofs", "*.lock", "demo_passwords.txt",
-                                         "settings.json", ".settings.json.bak")  # τ and the audit log's marker
+_STATE_OF_A_RUN = shutil.ignore_patterns(
+    "users",
+    "accounts.json",
+    ".accounts.json.bak",
+    "audit.jsonl*",
+    "secret.key",
+    "query_log.jsonl",
+    "tickets.json",
+    ".tickets.json.bak",
+    "uploads",
+    "proofs",
+    "*.lock",
+    "demo_passwords.txt",
+    "settings.json",  # τ and the audit log's genesis marker (keyed with that run's secret)
+    ".settings.json.bak",
+)
 _TEMPLATE: dict[str, Path] = {}
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @contextmanager
-def running_app(timeout_s: float = 600.0, extra_env: dict[str, str] | None = None) -> Iterator[tuple[str, Path]]:
+def running_app(
+    timeout_s: float = 600.0, extra_env: dict[str, str] | None = None, docs: Path | None = None
+) -> Iterator[tuple[str, Path]]:
     """Yield (base URL, state directory) of a fresh app on a free port; stop it and clean up after.
-    `extra_env`: more settings for the app (e.g. WARRANT_LLM_* pointing at a fake server)."""
+    `extra_env`: more settings for the app (e.g. WARRANT_LLM_* pointing at a fake server).
+    `docs`: serve that folder (WARRANT_DOCS), indexed at start, instead of the demo policies, whose
+    index (copied from one demo start to the next) is then neither used nor kept."""
     root = Path(tempfile.mkdtemp(prefix="warrant-app-"))
     home = root / "home"
+    demo = docs is None
     prebuilt = os.environ.get("WARRANT_TEST_HOME_TEMPLATE", "")  # an index built beforehand, to save the ingest
-    if "home" not in _TEMPLATE and prebuilt and Path(prebuilt, "chroma").is_dir():
+    if demo and "home" not in _TEMPLATE and prebuilt and Path(prebuilt, "chroma").is_dir():
         _TEMPLATE["home"] = Path(prebuilt)
-    if "home" in _TEMPLATE:
+    if demo and "home" in _TEMPLATE:
         shutil.copytree(_TEMPLATE["home"], home, ignore=_STATE_OF_A_RUN)
     port = free_port()
     env = subprocess_env(home)
     env.update(PORT=str(port), WARRANT_DEMO_PASSWORD=DEMO_PASSWORD, WARRANT_HOST="127.0.0.1")
     env.pop("GRADIO_SERVER_PORT", None)
+    if docs is not None:
+        env["WARRANT_DOCS"] = str(docs)
     env.update(extra_env or {})
     log = open(root / "app.log", "w")
-    proc = subprocess.Popen([sys.executable, str(REPO / "app.py")], cwd=REPO, env=env, stdout=log,
-                            stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        [sys.executable, str(REPO / "app.py")], cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + timeout_s
@@ -71,7 +84,7 @@ def running_app(timeout_s: float = 600.0, extra_env: dict[str, str] | None = Non
             if time.monotonic() > deadline:
                 raise RuntimeError("app.py did not start in time:\n" + (root / "app.log").read_text())
             time.sleep(1)
-        if "home" not in _TEMPLATE:
+        if demo and "home" not in _TEMPLATE:
             template = Path(tempfile.mkdtemp(prefix="warrant-template-")) / "home"
             shutil.copytree(home, template, ignore=_STATE_OF_A_RUN)
             _TEMPLATE["home"] = template

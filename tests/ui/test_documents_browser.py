@@ -8,73 +8,33 @@ is refused by the server when calling their handlers directly.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import httpx
 import pytest
 
-from tests.conftest import REPO, TINY_FEES, TINY_LIBRARY, subprocess_env
+from tests.conftest import ARTIFACTS, TINY_FEES, TINY_LIBRARY, run_module
 from tests.documents_fixtures import RESEARCH_ETHICS, SPORTS_FACILITIES, make_docx, make_pdf
-from tests.ui import server
+from tests.ui.pages import ask, log_in, open_chat
 from tests.ui.server import call, login, running_app
-from tests.ui.test_browser import _ANSWERED, CHROMIUM, LAUNCH_ARGS, _log_in, _require_browser
 
 pytestmark = pytest.mark.browser
-ARTIFACTS = REPO / "tests" / "artifacts"  # the README screenshots in docs/ are copies of these
 ETHICS_Q = "How many days before the ethics committee meeting must an application reach the secretary?"
 HOSTEL = ["What time does the hostel gate close at night?", "When is the hostel curfew?"]
 
 
 @pytest.fixture(scope="module")
-def app(tmp_path_factory):
-    """The app over an organisation's own small starting folder (WARRANT_DOCS), not the demo policies;
-    the shared template of the other browser tests is set aside and put back."""
-    _require_browser()
+def app(browser_ready, tmp_path_factory):
+    """The app over an organisation's own small starting folder (WARRANT_DOCS), not the demo policies."""
     docs = tmp_path_factory.mktemp("org-docs")
     (docs / "exam-fees.md").write_text(TINY_FEES, encoding="utf-8")
     (docs / "library.md").write_text(TINY_LIBRARY, encoding="utf-8")
-    saved_template, saved_docs = server._TEMPLATE.pop("home", None), os.environ.get("WARRANT_DOCS")
-    os.environ["WARRANT_DOCS"] = str(docs)
-    try:
-        with running_app(timeout_s=1200) as (base, home):
-            yield base, home
-    finally:
-        server._TEMPLATE.pop("home", None)
-        if saved_template is not None:
-            server._TEMPLATE["home"] = saved_template
-        if saved_docs is None:
-            os.environ.pop("WARRANT_DOCS", None)
-        else:
-            os.environ["WARRANT_DOCS"] = saved_docs
-
-
-@pytest.fixture(scope="module")
-def browser(app):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=LAUNCH_ARGS)
-        yield browser
-        browser.close()
+    with running_app(timeout_s=1200, docs=docs) as (base, home):
+        yield base, home
 
 
 # Generous waits: on a machine shared with other work a page can take minutes to load.
 SLOW = 240_000
-
-
-def _open_chat(browser, base: str, username: str):
-    page = _log_in(browser, base, username)
-    page.wait_for_selector("#warrant-message textarea", timeout=SLOW)
-    return page
-
-
-def _ask(page, question: str) -> None:
-    page.fill("#warrant-message textarea", question)
-    page.click("#warrant-send")
-    page.wait_for_function(_ANSWERED, arg=question, timeout=SLOW)
 
 
 def _open_tab(page, name: str) -> None:
@@ -86,7 +46,8 @@ def _open_tab(page, name: str) -> None:
 
 def _wait_text(page, selector: str, text: str, timeout: int = SLOW) -> None:
     page.wait_for_function(
-        "([s, t]) => (document.querySelector(s) || {}).innerText?.includes(t)", arg=[selector, text], timeout=timeout)
+        "([s, t]) => (document.querySelector(s) || {}).innerText?.includes(t)", arg=[selector, text], timeout=timeout
+    )
 
 
 def test_admin_adds_and_retires_a_document_and_insights_show_the_gap(app, browser, tmp_path: Path):
@@ -95,7 +56,7 @@ def test_admin_adds_and_retires_a_document_and_insights_show_the_gap(app, browse
     pdf.write_bytes(make_pdf(RESEARCH_ETHICS, title="Research Ethics Policy"))
     docx.write_bytes(make_docx(SPORTS_FACILITIES))
 
-    admin = _log_in(browser, base, "admin")
+    admin = log_in(browser, base, "admin")
     _open_tab(admin, "Documents")
     admin.set_input_files("#warrant-doc-files input[type=file]", [str(pdf), str(docx)])
     # the file list shows a name's stem and suffix in separate elements: wait for the stem
@@ -110,16 +71,16 @@ def test_admin_adds_and_retires_a_document_and_insights_show_the_gap(app, browse
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     admin.screenshot(path=str(ARTIFACTS / "documents-tab.png"), full_page=True)
 
-    student = _open_chat(browser, base, "student")
+    student = open_chat(browser, base, "student", SLOW)
     tabs = student.get_by_role("tab").all_inner_texts()
     assert "Documents" not in tabs and "Insights" not in tabs
-    _ask(student, ETHICS_Q)
+    ask(student, ETHICS_Q, SLOW)
     student.locator("#warrant-sources .warrant-source").first.wait_for(state="visible", timeout=SLOW)
     assert "21 days" in student.inner_text("#warrant-chat")
     assert "Research Ethics" in student.inner_text("#warrant-sources")
 
     for question in HOSTEL:  # two more unanswered questions, on one topic of their own
-        _ask(student, question)
+        ask(student, question, SLOW)
 
     admin.fill("#warrant-doc-id textarea, #warrant-doc-id input", "research-ethics")
     admin.fill("#warrant-doc-reason textarea, #warrant-doc-reason input", "replaced by the national code")
@@ -127,15 +88,14 @@ def test_admin_adds_and_retires_a_document_and_insights_show_the_gap(app, browse
     _wait_text(admin, "#warrant-doc-status", "Retired research-ethics")
 
     student.click("#warrant-new")
-    _ask(student, ETHICS_Q)
+    ask(student, ETHICS_Q, SLOW)
     student.locator("#warrant-sources .warrant-abstain").wait_for(state="visible", timeout=SLOW)
     assert "21 days" not in student.inner_text("#warrant-chat")
 
-    verify = subprocess.run([sys.executable, "-m", "governance", "audit", "verify", "--home", str(home)],
-                            cwd=REPO, env=subprocess_env(home), capture_output=True, text=True, timeout=300)
+    verify = run_module("governance", "audit", "verify", "--home", str(home), home=home)
     assert verify.returncode == 0, verify.stdout + verify.stderr
 
-    reviewer = _log_in(browser, base, "reviewer")
+    reviewer = log_in(browser, base, "reviewer")
     _open_tab(reviewer, "Insights")
     _wait_text(reviewer, "#warrant-gaps", "ethics committee")
     gaps = reviewer.inner_text("#warrant-gaps")
@@ -146,10 +106,17 @@ def test_admin_adds_and_retires_a_document_and_insights_show_the_gap(app, browse
         page.close()
 
 
-@pytest.mark.parametrize("api_name, data", [
-    ("documents_list", []), ("documents_retire", ["fees", "gone"]), ("documents_restore", ["fees"]),
-    ("documents_chunks", ["fees"]), ("insights_refresh", []), ("insights_gaps_csv", []),
-])
+@pytest.mark.parametrize(
+    "api_name, data",
+    [
+        ("documents_list", []),
+        ("documents_retire", ["fees", "gone"]),
+        ("documents_restore", ["fees"]),
+        ("documents_chunks", ["fees"]),
+        ("insights_refresh", []),
+        ("insights_gaps_csv", []),
+    ],
+)
 def test_student_is_refused_by_the_server(app, api_name, data):
     base, _home = app
     with httpx.Client(timeout=120) as client:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.text import split_sentences
-from tests.conftest import TINY_FEES, TINY_LIBRARY
+from pipeline.language.text import split_sentences
+from tests.conftest import ARTIFACTS, TINY_FEES, TINY_LIBRARY
 from tests.fake_llm import FakeLLM, evidence_of
+from tests.ui.pages import log_in, open_chat
 from tests.ui.server import running_app
-from tests.ui.test_browser import ARTIFACTS, CHROMIUM, LAUNCH_ARGS, _log_in, _open_chat, _require_browser
 
 pytestmark = pytest.mark.browser
 FABRICATED = "The Registrar can waive the revaluation fee for any student who asks in writing"
@@ -38,32 +38,18 @@ def fake():
 
 
 @pytest.fixture(scope="module")
-def base_url(fake, tmp_path_factory):
-    _require_browser()
-    from tests.ui import server
-
-    # Where no earlier test built the policies' index, a two-document corpus keeps the first start
-    # short; it must not then become the index that later tests copy.
+def base_url(browser_ready, fake, tmp_path_factory):
+    """The app over a two-document corpus (a short first start) with the fake server as its LLM."""
     docs = tmp_path_factory.mktemp("docs")
     (docs / "fees.md").write_text(TINY_FEES, encoding="utf-8")
     (docs / "library.md").write_text(TINY_LIBRARY, encoding="utf-8")
-    had_template = "home" in server._TEMPLATE
-    settings = {"WARRANT_LLM_BASE_URL": fake.base_url, "WARRANT_LLM_MODEL": "fake-model",
-                "WARRANT_LLM_TIMEOUT_S": "60", "WARRANT_DOCS": str(docs)}
-    with running_app(timeout_s=1200, extra_env=settings) as (base, _home):
+    settings = {
+        "WARRANT_LLM_BASE_URL": fake.base_url,
+        "WARRANT_LLM_MODEL": "fake-model",
+        "WARRANT_LLM_TIMEOUT_S": "60",
+    }
+    with running_app(timeout_s=1200, extra_env=settings, docs=docs) as (base, _home):
         yield base
-    if not had_template:
-        server._TEMPLATE.pop("home", None)
-
-
-@pytest.fixture(scope="module")
-def browser(base_url):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=LAUNCH_ARGS)
-        yield browser
-        browser.close()
 
 
 _LAST_REPLY = """() => {
@@ -73,20 +59,25 @@ _LAST_REPLY = """() => {
 
 
 def test_answer_streams_then_the_verified_answer_replaces_it(browser, base_url):
-    page = _open_chat(browser, base_url, "student")
+    page = open_chat(browser, base_url, "student")
     page.fill("#warrant-message textarea", "What is the revaluation fee?")
     page.click("#warrant-send")
     # While the model writes: the unchecked text grows in the chat, marked as such.
-    page.wait_for_function(f"() => ({_LAST_REPLY})().includes('Writing') && ({_LAST_REPLY})().includes('Rs.')",
-                           timeout=120_000)
+    page.wait_for_function(
+        f"() => ({_LAST_REPLY})().includes('Writing') && ({_LAST_REPLY})().includes('Rs.')", timeout=120_000
+    )
     early = page.evaluate(_LAST_REPLY)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "chat_streaming.png"))
-    page.wait_for_function(f"n => ({_LAST_REPLY})().includes('Writing') && ({_LAST_REPLY})().length > n + 10",
-                           arg=len(early), timeout=60_000)
+    page.wait_for_function(
+        f"n => ({_LAST_REPLY})().includes('Writing') && ({_LAST_REPLY})().length > n + 10",
+        arg=len(early),
+        timeout=60_000,
+    )
     # When it completes: the verified answer, without the marker and without the fabricated sentence.
-    page.wait_for_function(f"() => !({_LAST_REPLY})().includes('Writing') && ({_LAST_REPLY})().includes('[1]')",
-                           timeout=120_000)
+    page.wait_for_function(
+        f"() => !({_LAST_REPLY})().includes('Writing') && ({_LAST_REPLY})().includes('[1]')", timeout=120_000
+    )
     final = page.evaluate(_LAST_REPLY)
     assert "Rs. 500 per course" in final and "7 calendar days" in final
     assert "Registrar" not in final
@@ -102,12 +93,13 @@ def test_answer_streams_then_the_verified_answer_replaces_it(browser, base_url):
 
 
 def test_admin_sees_the_active_backend(browser, base_url):
-    page = _log_in(browser, base_url, "admin")
+    page = log_in(browser, base_url, "admin")
     page.wait_for_selector("#warrant-user", timeout=60_000)
     page.get_by_role("tab", name="Admin").click()
     status = page.locator("#warrant-backend-status")
     status.wait_for(state="visible", timeout=30_000)
-    page.wait_for_function("() => document.querySelector('#warrant-backend-status').innerText.includes('fake-model')",
-                           timeout=30_000)
+    page.wait_for_function(
+        "() => document.querySelector('#warrant-backend-status').innerText.includes('fake-model')", timeout=30_000
+    )
     assert "Active backend: OpenAI-compatible LLM" in status.inner_text()
     page.close()

@@ -11,14 +11,34 @@ from ui.admin_tab import backend_html
 from ui.chat_tab import _turn_with_stream
 from ui.render import answer_bubble, sources_html, streaming_bubble
 
-GENERATED = {"text": "The fee is Rs. 500 per course. [1]", "decision": "answer",
-             "citations": [{"n": 1, "title": "Fees", "section": "2. Fee", "quote": "The fee is Rs. 500 per course."}],
-             "generation": {"mode": "generated", "model": "m", "notice": "", "error": "",
-                            "removed": [{"sentence": "The Dean <b>waives</b> it.",
-                                         "reason": "not supported by the cited text: [1]: only 20% of its words"}]}}
-FALLBACK = {**GENERATED, "generation": {"mode": "extractive", "model": "m", "error": "timeout", "removed": [],
-                                        "notice": "The language model did not answer (timeout); this is the answer "
-                                                  "taken directly from the policy text."}}
+GENERATED = {
+    "text": "The fee is Rs. 500 per course. [1]",
+    "decision": "answer",
+    "citations": [{"n": 1, "title": "Fees", "section": "2. Fee", "quote": "The fee is Rs. 500 per course."}],
+    "generation": {
+        "mode": "generated",
+        "model": "m",
+        "notice": "",
+        "error": "",
+        "removed": [
+            {
+                "sentence": "The Dean <b>waives</b> it.",
+                "reason": "not supported by the cited text: [1]: only 20% of its words",
+            }
+        ],
+    },
+}
+FALLBACK = {
+    **GENERATED,
+    "generation": {
+        "mode": "extractive",
+        "model": "m",
+        "error": "timeout",
+        "removed": [],
+        "notice": "The language model did not answer (timeout); this is the answer "
+        "taken directly from the policy text.",
+    },
+}
 
 
 def test_removed_sentences_are_listed_collapsed_with_their_reason_and_escaped():
@@ -65,14 +85,23 @@ def test_a_failed_turn_hands_back_its_error():
 
 def test_backend_status_for_admins_is_escaped():
     assert "Active backend: extractive" in backend_html({"backend": "extractive"})
-    html = backend_html({"backend": "openai-compatible", "model": "llama3.2", "base_url": "http://127.0.0.1:11434/v1",
-                         "calls": 3, "fallbacks": 1, "last_error": "timeout: <no answer>", "last_error_at": "now"})
+    html = backend_html(
+        {
+            "backend": "openai-compatible",
+            "model": "llama3.2",
+            "base_url": "http://127.0.0.1:11434/v1",
+            "calls": 3,
+            "fallbacks": 1,
+            "last_error": "timeout: <no answer>",
+            "last_error_at": "now",
+        }
+    )
     assert "llama3.2" in html and "timeout: &lt;no answer&gt;" in html
 
 
 @pytest.fixture()
 def service_with_llm(tmp_path, tiny_docs_in_rupees, embed_model):
-    from pipeline.config import load_config
+    from pipeline.ground.config import load_config
     from ui.service import WarrantService
 
     def script(request):
@@ -80,8 +109,13 @@ def service_with_llm(tmp_path, tiny_docs_in_rupees, embed_model):
         return f"The revaluation fee is Rs. 500 per course [{n}]."
 
     with FakeLLM(script) as fake:
-        config = replace(load_config().with_home(tmp_path / "home"), docs_dir=tiny_docs_in_rupees,
-                         llm_base_url=fake.base_url, llm_model="fake-model", llm_timeout_s=10.0)
+        config = replace(
+            load_config().with_home(tmp_path / "home"),
+            docs_dir=tiny_docs_in_rupees,
+            llm_base_url=fake.base_url,
+            llm_model="fake-model",
+            llm_timeout_s=10.0,
+        )
         yield WarrantService(config, embed_model=embed_model), fake
 
 

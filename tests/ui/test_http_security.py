@@ -28,7 +28,9 @@ def test_bodies_over_the_limit_are_refused_however_they_are_sent():
         for _ in range(MAX_BODY_BYTES // (1 << 20) + 1):
             yield b"a" * (1 << 20)
 
-    assert client.post("/gradio_api/call/x", content=chunked(), headers={"Content-Type": "text/plain"}).status_code == 413
+    assert (
+        client.post("/gradio_api/call/x", content=chunked(), headers={"Content-Type": "text/plain"}).status_code == 413
+    )
 
 
 def _client_seen(hops: int, headers: dict[str, str]) -> tuple[str, str]:
@@ -57,7 +59,7 @@ def test_the_client_is_the_entry_the_trusted_proxies_appended():
 def test_trusted_proxy_hops_default_to_one_on_spaces_and_are_checked(monkeypatch):
     import pytest
 
-    from pipeline.config import load_config
+    from pipeline.ground.config import load_config
 
     monkeypatch.delenv("WARRANT_TRUSTED_PROXY_HOPS", raising=False)
     monkeypatch.delenv("SPACE_ID", raising=False)

@@ -4,15 +4,30 @@ from __future__ import annotations
 
 from ui.render import answer_bubble, history_messages, sources_html, support_html, user_bubble
 
-CITED = {"text": "The fee is Rs. 500 per course. [1]", "decision": "answer", "query": "fee?",
-         "citations": [{"n": 1, "title": "Fees <b>Policy</b>", "section": "2. Fee", "quote": "<script>x()</script>",
-                        "version": "1.0"}],
-         "support": {"sigma": 0.76, "sim": 0.7, "coverage": 1.0, "consistency": 0.25, "tau": 0.5}}
-ABSTAIN = {"text": "The policies I can search do not cover this, so I won't guess.", "decision": "abstain",
-           "query": "mess <i>menu</i>?", "reason": "σ 0.25 < τ 0.50",
-           "nearest_sections": [{"title": "Exams", "section": "4.1", "owner": "Controller", "similarity": 0.27}],
-           "support": {"sigma": 0.25, "sim": 0.27, "coverage": 0.15, "consistency": 0.5, "tau": 0.5,
-                       "missing_terms": ["mess", "menu"]}}
+CITED = {
+    "text": "The fee is Rs. 500 per course. [1]",
+    "decision": "answer",
+    "query": "fee?",
+    "citations": [
+        {"n": 1, "title": "Fees <b>Policy</b>", "section": "2. Fee", "quote": "<script>x()</script>", "version": "1.0"}
+    ],
+    "support": {"sigma": 0.76, "sim": 0.7, "coverage": 1.0, "consistency": 0.25, "tau": 0.5},
+}
+ABSTAIN = {
+    "text": "The policies I can search do not cover this, so I won't guess.",
+    "decision": "abstain",
+    "query": "mess <i>menu</i>?",
+    "reason": "σ 0.25 < τ 0.50",
+    "nearest_sections": [{"title": "Exams", "section": "4.1", "owner": "Controller", "similarity": 0.27}],
+    "support": {
+        "sigma": 0.25,
+        "sim": 0.27,
+        "coverage": 0.15,
+        "consistency": 0.5,
+        "tau": 0.5,
+        "missing_terms": ["mess", "menu"],
+    },
+}
 
 
 def test_user_html_is_escaped_in_the_chat_bubble():

@@ -9,16 +9,19 @@ import gradio as gr
 import pytest
 
 from governance.identity import Identity, PermissionDenied
-from pipeline.config import load_config
+from pipeline.ground.config import load_config
 from ui.review_tab import audit_rows, build_audit_panel, build_my_claims, build_review_tab, ticket_markdown
 
-USERS = {"stu": Identity("local:stu", "stu", "user"), "rev": Identity("local:rev", "rev", "reviewer"),
-         "adm": Identity("local:adm", "adm", "admin")}
+USERS = {
+    "stu": Identity("local:stu", "stu", "user"),
+    "rev": Identity("local:rev", "rev", "reviewer"),
+    "adm": Identity("local:adm", "adm", "admin"),
+}
 CLAIM = "The revaluation fee is now Rs. 800 per course."
 
 
 def identity_of(request) -> Identity:
-    identity = USERS.get(getattr(request, "username", None))
+    identity = USERS.get(getattr(request, "username", None) or "")
     if identity is None:
         raise PermissionDenied("Please log in first.")
     return identity
@@ -101,8 +104,11 @@ def test_a_markdown_image_in_a_claim_is_shown_as_text(app):
     from markdown_it import MarkdownIt
 
     service, _ = app
-    ticket = service.governance.file_ticket(USERS["stu"], CLAIM + " ![x](https://evil.example/pixel.png)",
-                                            proof_text="[click](https://evil.example) <img src=https://evil.example/a>")
+    ticket = service.governance.file_ticket(
+        USERS["stu"],
+        CLAIM + " ![x](https://evil.example/pixel.png)",
+        proof_text="[click](https://evil.example) <img src=https://evil.example/a>",
+    )
     rendered = MarkdownIt().render(ticket_markdown(ticket))
     assert "<img" not in rendered and "<a " not in rendered and "evil.example" in rendered
 

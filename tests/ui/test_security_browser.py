@@ -10,33 +10,23 @@ import httpx
 import pytest
 
 from tests.documents_fixtures import RESEARCH_ETHICS, make_pdf
-from tests.ui.server import call, login, running_app
-from tests.ui.test_browser import CHROMIUM, LAUNCH_ARGS, _log_in, _require_browser
+from tests.ui.pages import log_in
+from tests.ui.server import call, login
 from tests.ui.test_documents_browser import _open_tab, _wait_text
 
 pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
-def app():
-    _require_browser()
-    with running_app() as (base, home):
-        yield base, home
-
-
-@pytest.fixture(scope="module")
-def browser(app):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=LAUNCH_ARGS)
-        yield browser
-        browser.close()
+def app(browser_ready, demo_app):
+    return demo_app
 
 
 RESEARCH_ETHICS_TEXT = [text for text, _ in RESEARCH_ETHICS]  # a real document's worth of words
-LINKS = ("The revaluation fee is now Rs. 800 per course, see https://evil.example/a and <http://evil.example/b> "
-         "and www.evil.example/c or write to fees@evil.example")
+LINKS = (
+    "The revaluation fee is now Rs. 800 per course, see https://evil.example/a and <http://evil.example/b> "
+    "and www.evil.example/c or write to fees@evil.example"
+)
 
 
 def test_f9_urls_in_a_claim_are_not_links_in_the_review_tab(app, browser):
@@ -46,7 +36,7 @@ def test_f9_urls_in_a_claim_are_not_links_in_the_review_tab(app, browser):
         event, data = call(student, base, "file_claim", LINKS, "Proof: https://evil.example/proof", None)
         assert event == "complete" and str(data[0]).startswith("Filed as"), data
         ticket_id = str(data[0]).split()[2]
-    page = _log_in(browser, base, "reviewer")
+    page = log_in(browser, base, "reviewer")
     _open_tab(page, "Review")
     page.get_by_role("button", name="Refresh queue").click()
     _wait_text(page, "#warrant-review-queue", ticket_id)
@@ -66,7 +56,7 @@ def test_f11_a_documents_title_stays_inside_the_preview(app, browser, tmp_path: 
     body = [("Fee Rules", 18.0)] + [(line, 11.0) for line in RESEARCH_ETHICS_TEXT]
     pdf.write_bytes(make_pdf(body, title=title))
     base, _ = app
-    page = _log_in(browser, base, "admin")
+    page = log_in(browser, base, "admin")
     requested: list[str] = []
     page.on("request", lambda request: requested.append(request.url))
     _open_tab(page, "Documents")

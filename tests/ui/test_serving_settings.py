@@ -3,11 +3,12 @@
 import dataclasses
 import os
 
-from pipeline.config import load_config
+from pipeline.ground.config import load_config
 
 
-def test_chat_turns_share_the_configured_limit_and_queue_updates_are_paced(tmp_path, tiny_docs, embed_model,
-                                                                          monkeypatch):
+def test_chat_turns_share_the_configured_limit_and_queue_updates_are_paced(
+    tmp_path, tiny_docs, embed_model, monkeypatch
+):
     from ui.app import build_app
     from ui.service import WarrantService
 

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from governance.identity import Identity, PermissionDenied
-from pipeline.keys import load_or_create_secret
+from pipeline.ground.keys import load_or_create_secret
 from ui.session import SessionCookies, identity_reader, username_reader
 
 
@@ -48,6 +48,7 @@ def test_identity_comes_from_the_account_store_with_the_current_role():
 
 
 # -- issue 15, finding 3: sessions end on the server ---------------------------------------------
+
 
 def test_a_session_of_an_older_version_is_refused():
     from ui.session import session_reader

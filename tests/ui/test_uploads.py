@@ -31,8 +31,17 @@ def test_only_files_inside_the_upload_folder_pass(uploads, tmp_path):
     outside.write_text("s")
     link = uploads / "abc" / "link.pdf"
     os.symlink(outside, link)
-    for bad in (str(outside), str(link), str(uploads / "abc" / ".." / ".." / "secret.key"), "relative/notice.pdf",
-                str(uploads), "https://evil.example/x.pdf", "", None, 42):
+    for bad in (
+        str(outside),
+        str(link),
+        str(uploads / "abc" / ".." / ".." / "secret.key"),
+        "relative/notice.pdf",
+        str(uploads),
+        "https://evil.example/x.pdf",
+        "",
+        None,
+        42,
+    ):
         with pytest.raises(NotUploaded):
             uploaded_path(bad)
 
@@ -51,9 +60,18 @@ def test_protected_paths_cover_state_app_and_system_but_not_the_upload_folder(tm
     def is_blocked(path) -> bool:
         return any(is_in_or_equal(path, b) for b in blocked)
 
-    for path in (home / "secret.key", home / "notes.txt", home / "accounts.json", home / "users" / "x.json",
-                 home / "proofs" / "p.pdf", home / ".tickets.json.bak", app_root / "app.py", app_root / "ui" / "x.py",
-                 "/proc/self/environ", "/etc/passwd"):
+    for path in (
+        home / "secret.key",
+        home / "notes.txt",
+        home / "accounts.json",
+        home / "users" / "x.json",
+        home / "proofs" / "p.pdf",
+        home / ".tickets.json.bak",
+        app_root / "app.py",
+        app_root / "ui" / "x.py",
+        "/proc/self/environ",
+        "/etc/passwd",
+    ):
         assert is_blocked(path), path
     assert not is_blocked(uploads / "abc" / "notice.pdf")
 
@@ -72,8 +90,9 @@ def test_protected_paths_around_an_upload_folder_inside_the_app_folder(tmp_path)
     assert any(is_in_or_equal(home / "accounts.json", b) for b in blocked)
 
 
-@pytest.mark.parametrize("content_type", ["application/json", "application/JSON", "Application/Json; charset=utf-8",
-                                          None])
+@pytest.mark.parametrize(
+    "content_type", ["application/json", "application/JSON", "Application/Json; charset=utf-8", None]
+)
 def test_a_mounted_app_takes_no_file_from_outside_the_upload_folder(uploads, tmp_path, content_type):
     secret = tmp_path / "secret.txt"
     secret.write_text("the secret")

@@ -1,0 +1,87 @@
+"""Append-only JSON-lines log of every answered turn, under the state directory."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from pathlib import Path
+
+from pipeline.ground.records import Answer
+
+_LOCK = threading.Lock()
+
+
+def append_query_log(path: Path, answer: Answer, actor: str = "", session: str = "") -> None:
+    support = answer.support
+    record = {
+        "ts": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "actor": actor,
+        "session": session,
+        "query": answer.query,
+        "rewritten_query": answer.rewritten_query,
+        "decision": answer.decision,
+        "sigma": support.sigma if support else None,
+        "sim": support.sim if support else None,
+        "coverage": support.coverage if support else None,
+        "consistency": support.consistency if support else None,
+        "tau": support.tau if support else None,
+        "reason": answer.reason,
+        "sources": [c.chunk_id for c in answer.citations],
+        "timings_ms": answer.timings_ms,
+    }
+    line = json.dumps(record, ensure_ascii=False) + "\n"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with _LOCK:
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(line)
+            fh.flush()
+            os.fsync(fh.fileno())
+
+
+def anonymise_actor(path: Path, actor: str, replacement: str = "forgotten") -> int:
+    """Blank one actor's queries in the log ("forget me"); returns how many lines changed."""
+    if not path.exists():
+        return 0
+    changed = 0
+    with _LOCK:
+        lines = path.read_text(encoding="utf-8").splitlines()
+        out = []
+        for line in lines:
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                out.append(line)
+                continue
+            if record.get("actor") == actor:
+                record.update(actor=replacement, session="", query="", rewritten_query="")
+                changed += 1
+            out.append(json.dumps(record, ensure_ascii=False))
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text("\n".join(out) + ("\n" if out else ""), encoding="utf-8")
+        os.replace(tmp, path)
+    return changed
+
+
+def rewrite_query_log(path: Path, keep) -> int:
+    """Keep only the records for which `keep(record)` is true (retention); returns how many were dropped."""
+    if not path.exists():
+        return 0
+    with _LOCK:
+        kept, dropped = [], 0
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                kept.append(line)
+                continue
+            if keep(record):
+                kept.append(line)
+            else:
+                dropped += 1
+        if dropped:
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text("\n".join(kept) + ("\n" if kept else ""), encoding="utf-8")
+            os.replace(tmp, path)
+    return dropped

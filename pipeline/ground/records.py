@@ -1,0 +1,103 @@
+"""Plain typed records passed between layers (DESIGN.md, "The Answer every layer passes up")."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Literal
+
+# Whom an abstention points to when the nearest sections name no owner: no organisation's office
+# names here (a document's own `owner` field names them).
+ASK_WHEN_NO_OWNER = "the office responsible for this policy"
+
+Decision = Literal["answer", "abstain", "clarify", "memory", "out_of_scope"]
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One retrievable unit of a policy document, before it is indexed."""
+
+    chunk_id: str
+    doc_id: str
+    title: str
+    section: str
+    section_numbers: str  # comma-separated, e.g. "4.1,4.2" when small sections were merged
+    text: str
+    version: str
+    effective_date: str
+    owner: str
+    source: str  # path relative to the ingested folder
+    position: int
+    content_hash: str
+
+    def embed_text(self) -> str:
+        """What the embedding sees: the heading path carries topic words the body often omits."""
+        return f"{self.title}. {self.section}.\n{self.text}"
+
+
+@dataclass(frozen=True)
+class Citation:
+    n: int
+    doc_id: str
+    chunk_id: str
+    title: str
+    section: str
+    quote: str
+    source: str = ""
+    version: str = ""
+    # The chunk's sentences this citation's answer sentences rest on, one by one; `quote` joins them
+    # for display. The evaluation contract lists each as its own quote (pipeline.evaluation.contract).
+    quotes: tuple[str, ...] = ()
+
+    def sentence_quotes(self) -> tuple[str, ...]:
+        """Each cited sentence of the chunk, or the whole quote where they were not kept apart."""
+        return self.quotes or ((self.quote,) if self.quote else ())
+
+
+@dataclass(frozen=True)
+class SupportScore:
+    """σ = λ1·sim + λ2·coverage + λ3·consistency, with the parts kept for display and tuning."""
+
+    sigma: float
+    sim: float
+    coverage: float
+    consistency: float
+    tau: float
+    missing_terms: tuple[str, ...] = ()
+    # The best chunk's cosine: what a plain similarity cutoff reads (the baseline σ is measured
+    # against); sim itself is the best sentence's (pipeline.gate.support).
+    best_chunk: float = 0.0
+
+    @property
+    def passes(self) -> bool:
+        return self.sigma >= self.tau
+
+
+@dataclass(frozen=True)
+class AnswerStyle:
+    """How an answer is shaped. Comes from the user's preferences; never changes what is cited."""
+
+    length: Literal["brief", "standard", "detailed"] = "standard"
+    format: Literal["prose", "bullets"] = "prose"
+    show_quotes: bool = True
+    programme: str = ""
+
+
+@dataclass
+class Answer:
+    text: str
+    decision: Decision
+    citations: list[Citation] = field(default_factory=list)
+    support: SupportScore | None = None
+    reason: str = ""
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    policy_claim: dict | None = None
+    query: str = ""
+    rewritten_query: str = ""
+    nearest_sections: list[dict] = field(default_factory=list)
+    clarify_options: list[dict] = field(default_factory=list)
+    # Set only when an LLM wrote (or tried to write) the answer (pipeline/answer/generate.py): mode
+    # "generated" or "extractive" (fallback), notice, error kind, removed sentences with reasons.
+    generation: dict | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)

@@ -1,0 +1,37 @@
+"""What the browser tests do on a page: log in, open the chat, ask and wait for the reply."""
+
+from __future__ import annotations
+
+from tests.ui.server import DEMO_PASSWORD
+
+# True once a reply follows the last message that contains the question `q`.
+ANSWERED = """q => {
+  const rows = [...document.querySelectorAll('#warrant-chat .message-row')];
+  const asked = rows.map(r => r.innerText).findLastIndex(t => t.includes(q));
+  return asked >= 0 && rows.length > asked + 1 && rows[rows.length - 1].innerText.trim().length > 0;
+}"""
+
+
+def log_in(browser, base_url: str, username: str, password: str = DEMO_PASSWORD):
+    """A new page that went to the app, was sent to the login form, and submitted it."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(base_url + "/")
+    assert page.url.endswith("/login")
+    page.fill("#username", username)
+    page.fill("#password", password)
+    page.click("#login-button")
+    return page
+
+
+def open_chat(browser, base_url: str, username: str, timeout_ms: int = 60_000):
+    """A logged-in page whose chat box is ready."""
+    page = log_in(browser, base_url, username)
+    page.wait_for_selector("#warrant-message textarea", timeout=timeout_ms)
+    return page
+
+
+def ask(page, question: str, timeout_ms: int = 60_000) -> None:
+    """Type a question, send it, and wait until a reply follows it in the chat."""
+    page.fill("#warrant-message textarea", question)
+    page.click("#warrant-send")
+    page.wait_for_function(ANSWERED, arg=question, timeout=timeout_ms)
