@@ -21,6 +21,7 @@ import pytest
 
 from scenarios.bench.concurrency_http import ask_fn_index
 from tests.conftest import REPO
+from tests.test_security_http import _attempt as _login_via_proxy  # a login with an X-Forwarded-For
 from tests.ui.server import DEMO_PASSWORD, call, login, running_app
 
 CLAIM = "The revaluation fee is now Rs. 800 per course."
@@ -318,18 +319,6 @@ SPACE_HOST = "someone-warrant.hf.space"
 def space():
     with running_app(extra_env={"SPACE_ID": "someone/warrant", "SPACE_HOST": SPACE_HOST}) as (base, home):
         yield base, home
-
-
-def _login_via_proxy(base: str, username: str, password: str, forwarded_for: str) -> httpx.Response:
-    """A login as Hugging Face's proxy passes it on: the client's own X-Forwarded-For (anything it
-    likes), with the address the proxy saw appended."""
-    with httpx.Client(timeout=120) as client:
-        return client.post(
-            base + "/login",
-            data={"username": username, "password": password},
-            headers={"X-Forwarded-For": forwarded_for},
-            follow_redirects=False,
-        )
 
 
 def test_f4_a_client_cannot_choose_its_address_for_the_throttle(space):

@@ -222,11 +222,12 @@ def test_only_the_question_and_evidence_are_sent(llm_engine, fake):
     assert all(set(r) == {"title", "section", "text"} for _, r in evidence_of(request))
 
 
-def test_instructions_inside_a_document_do_not_change_the_answer(tmp_path, tiny_docs, embed_model, fake):
+def _engine_with(document: str, text: str, tmp_path, tiny_docs, embed_model, fake):
+    """An engine writing through the fake model, over the tiny corpus plus `document` holding `text`."""
     from pipeline.engine import AnswerEngine
     from pipeline.ground.config import load_config
 
-    (tiny_docs / "notice.md").write_text(INJECTION_DOC, encoding="utf-8")
+    (tiny_docs / document).write_text(text, encoding="utf-8")
     config = replace(
         load_config().with_home(tmp_path / "home"),
         llm_base_url=fake.base_url,
@@ -235,6 +236,11 @@ def test_instructions_inside_a_document_do_not_change_the_answer(tmp_path, tiny_
     )
     engine = AnswerEngine(config, embed_model=embed_model)
     engine.ingest(tiny_docs)
+    return engine
+
+
+def test_instructions_inside_a_document_do_not_change_the_answer(tmp_path, tiny_docs, embed_model, fake):
+    engine = _engine_with("notice.md", INJECTION_DOC, tmp_path, tiny_docs, embed_model, fake)
 
     def gullible(request):
         """A model that obeys whatever instruction it reads, and otherwise repeats the evidence."""
@@ -340,19 +346,8 @@ REWORDED = (
 
 
 def _phishing_engine(tmp_path, tiny_docs, embed_model, fake, instruction: str):
-    from pipeline.engine import AnswerEngine
-    from pipeline.ground.config import load_config
-
-    (tiny_docs / "fee-desk.md").write_text(PHISHING_DOC.format(instruction=instruction), encoding="utf-8")
-    config = replace(
-        load_config().with_home(tmp_path / "home"),
-        llm_base_url=fake.base_url,
-        llm_model="fake-model",
-        llm_timeout_s=1.5,
-    )
-    engine = AnswerEngine(config, embed_model=embed_model)
-    engine.ingest(tiny_docs)
-    return engine
+    doc = PHISHING_DOC.format(instruction=instruction)
+    return _engine_with("fee-desk.md", doc, tmp_path, tiny_docs, embed_model, fake)
 
 
 def _obeying(request: dict) -> str:
