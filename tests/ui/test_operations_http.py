@@ -31,7 +31,7 @@ def test_metrics_need_the_token_and_count_the_turns(app):
         assert refused.status_code == 401 and "warrant_" not in refused.text
     with httpx.Client() as client:
         login(client, base, "student")
-        event, _ = call(client, base, "ask", "What is the revaluation fee?", [], "")
+        event, _ = call(client, base, "ask", "What is the revaluation fee?", "")
         assert event == "complete"
     scraped = httpx.get(base + "/metrics", headers={"Authorization": f"Bearer {TOKEN}"})
     assert scraped.status_code == 200 and scraped.headers["content-type"].startswith("text/plain")
@@ -74,7 +74,7 @@ def test_a_student_outside_the_audience_gets_an_abstention_that_does_not_reveal_
     with httpx.Client() as admin, httpx.Client() as student, httpx.Client() as reviewer:
         for client, name in ((admin, "admin"), (student, "student"), (reviewer, "reviewer")):
             login(client, base, name)
-        event, outside = call(student, base, "ask", QUESTION, [], "")
+        event, outside = call(student, base, "ask", QUESTION, "")
         shown = json.dumps(outside)
         assert event == "complete" and "No answer" in shown
         assert not [t for t in TRACES if t in shown]
@@ -83,11 +83,11 @@ def test_a_student_outside_the_audience_gets_an_abstention_that_does_not_reveal_
 
         _, data = call(admin, base, "set_groups", "student", "HR")
         assert data[0] == "student: groups hr."
-        _, inside = call(student, base, "ask", QUESTION, [], "")  # the next turn reads the account's groups
+        _, inside = call(student, base, "ask", QUESTION, "")  # the next turn reads the account's groups
         assert "three weeks" in json.dumps(inside) and "Staff Redundancy Payments" in json.dumps(inside)
 
         # The reviewer, in no group, sees neither the document's sections nor its questions in Insights.
-        _, gap = call(student, base, "ask", "Is redundancy notice shorter for staff on probation?", [], "")
+        _, gap = call(student, base, "ask", "Is redundancy notice shorter for staff on probation?", "")
         assert "No answer" in json.dumps(gap)  # a knowledge gap whose nearest section is the HR document's
         event, insights = call(reviewer, base, "insights_refresh")
         assert event == "complete"
