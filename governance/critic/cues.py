@@ -40,7 +40,8 @@ def _matchers() -> _Matchers:
     language = nlp()
     phrases = PhraseMatcher(language.vocab, attr="LOWER")
     for name, items in (
-        ("vague", lx.VAGUE_PHRASES),
+        ("vague_phrase", lx.VAGUE_PHRASES),
+        ("vague", lx.VAGUE_QUANTITY_PHRASES),
         ("hedge", lx.HEDGES),
         ("vague_time", lx.VAGUE_TIMES),
         ("time", lx.TIME_PHRASES),
@@ -51,9 +52,20 @@ def _matchers() -> _Matchers:
     patterns.add("vague", [[{"LOWER": {"IN": sorted(lx.VAGUE_WORDS)}}]])
     # "most" as a quantifier ("most office supplies", "most of"), not a superlative ("most economical")
     plural = {"LOWER": {"REGEX": r"^[a-z]+s$"}}
-    patterns.add("vague", [[{"LOWER": "most"}, {"LOWER": "of"}], [{"LOWER": "most"}, plural], [{"LOWER": "most"}, {"IS_ALPHA": True}, plural]])
-    patterns.add("vague", [[{"LOWER": {"IN": ["where", "when", "if", "as"]}}, {**anything, "OP": "{0,2}"}, {"LOWER": "necessary"}]])
-    patterns.add("vague", [[{"LOWER": {"NOT_IN": ["your"]}}, {"LOWER": "discretion"}]])
+    patterns.add(
+        "vague",
+        [
+            [{"LOWER": "most"}, {"LOWER": "of"}],
+            [{"LOWER": "most"}, plural],
+            [{"LOWER": "most"}, {"IS_ALPHA": True}, plural],
+        ],
+    )
+    patterns.add(
+        "vague_phrase",
+        [[{"LOWER": {"IN": ["where", "when", "if", "as"]}}, {**anything, "OP": "{0,2}"}, {"LOWER": "necessary"}]],
+    )
+    # discretion left to someone is vague wherever it stands; "at your discretion" is the reader's choice
+    patterns.add("hedge", [[{"LOWER": {"NOT_IN": ["your"]}}, {"LOWER": "discretion"}]])
     patterns.add(
         "time",
         [
@@ -147,7 +159,9 @@ def is_timed_act(token: Token) -> bool:
 def _negated_after(doc: Doc, i: int) -> bool:
     """A modal at `i` is negated: "must not", "should NOT", "must never", "can't", "may also not"."""
     following = [t.lower_ for t in doc[i + 1 : i + 3]]
-    return bool(following) and (following[0] in ("not", "never", "n't") or following[:2] in (["also", "not"], ["only", "not"]))
+    return bool(following) and (
+        following[0] in ("not", "never", "n't") or following[:2] in (["also", "not"], ["only", "not"])
+    )
 
 
 def _negated_before(doc: Doc, i: int) -> bool:
@@ -224,7 +238,9 @@ def _deontic(cues: Cues) -> None:
         elif low in ("optional", "exempt"):
             cues.add("exempt", i, i + 1)
         elif low == "responsibility" or (low == "responsible" and nxt == "for"):
-            cues.add("oblige", i, i + 1)
+            owned = {t.lower_ for t in doc[i + 1 : i + 4]}
+            if not (owned & {"this", "these"} and owned & {"policy", "standard", "procedure", "code"}):
+                cues.add("oblige", i, i + 1)  # "is responsible for this policy" owns it, requires nothing
         elif low == "expected" and nxt == "to" and i > 0 and doc[i - 1].lower_ in lx.BE_FORMS:
             cues.add("oblige", i, i + 2)
         elif low in ("critical", "essential", "vital", "imperative") and nxt == "that":

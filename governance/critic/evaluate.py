@@ -1,6 +1,6 @@
 """Measure the critic on the labelled set (data/critic) beside two trivial baselines.
 
-    python -m governance.critic.evaluate [--split test|train|all] [--embed] [--json OUT] [--errors]
+    python -m governance.critic.evaluate [--split test|train|dev|all] [--embed] [--json OUT] [--errors]
 
 Prints precision, recall and F1 per flag and their mean (macro F1) for the critic, with `--embed`
 for a logistic regression per flag on MiniLM embeddings fitted on the train part, for a
@@ -8,7 +8,7 @@ keyword-only baseline (each flag fires on its trigger words, with no reading of 
 for the majority baseline (no flag on any sentence: most sentences have none of each). Each
 labelled document is rebuilt under its headings, one labelled sentence a paragraph, so the critic
 sees the same sentences the labels name. `--errors` lists the critic's mistakes; use it on the
-train part only. Not imported by the app.
+train and dev parts only. Not imported by the app.
 """
 
 from __future__ import annotations
@@ -46,7 +46,9 @@ class LabelledDocument:
         return [s for _, group in self.sections for s in group]
 
     def policy_text(self) -> PolicyText:
-        return read_sections(((h, "\n\n".join(t for t, _ in group)) for h, group in self.sections), self.doc, self.title)
+        return read_sections(
+            ((h, "\n\n".join(t for t, _ in group)) for h, group in self.sections), self.doc, self.title
+        )
 
 
 def load(folder: Path = DATA) -> list[LabelledDocument]:
@@ -111,7 +113,9 @@ _KEYWORDS = {
     "no_owner": re.compile(r"\b(?:be|is|are|been|being)\s+\w+ed\b", re.I),
     "modal": re.compile(r"\b(?:must|shall|should|required)\b", re.I),
     "consequence": re.compile("|".join(lx.CONSEQUENCE_PATTERNS), re.I),
-    "reference": re.compile(r"\b(?:section|clause|paragraph|appendix|annex|schedule|part|table|figure)\s+[0-9A-Z]", re.I),
+    "reference": re.compile(
+        r"\b(?:section|clause|paragraph|appendix|annex|schedule|part|table|figure)\s+[0-9A-Z]", re.I
+    ),
 }
 
 
@@ -133,7 +137,9 @@ def keyword_predictor(doc: LabelledDocument) -> list[set[str]]:
                 flags.add("no_consequence")
         kinds = {k for k, _ in values[i]}
         if any(
-            {k for k, _ in other} & kinds and not values[i] <= other for j, other in enumerate(values) if j != i and other
+            {k for k, _ in other} & kinds and not values[i] <= other
+            for j, other in enumerate(values)
+            if j != i and other
         ):
             flags.add("contradiction")
         if _KEYWORDS["reference"].search(text):
@@ -214,7 +220,7 @@ def _embedder() -> Embed:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m governance.critic.evaluate", description=__doc__.splitlines()[0])
-    parser.add_argument("--split", choices=("test", "train", "all"), default="test")
+    parser.add_argument("--split", choices=("test", "train", "dev", "all"), default="test")
     parser.add_argument("--data", type=Path, default=DATA, help="folder with documents.jsonl and sentences.jsonl")
     parser.add_argument(
         "--embed",
@@ -222,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
         help="pair contradictions by MiniLM cosine, as the app does, and add a classifier on MiniLM embeddings",
     )
     parser.add_argument("--json", type=Path, metavar="OUT", help="also write the scores as JSON")
-    parser.add_argument("--errors", action="store_true", help="list the critic's mistakes (train part only!)")
+    parser.add_argument("--errors", action="store_true", help="list the critic's mistakes (train and dev parts only!)")
     args = parser.parse_args(argv)
     everything = load(args.data)
     docs = [d for d in everything if args.split == "all" or d.split == args.split]

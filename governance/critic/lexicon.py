@@ -37,9 +37,6 @@ VAGUE_PHRASES = (
     "in a timely manner",
     "in due course",
     "without undue delay",
-    "a number of",
-    "a lot",
-    "lots of",
     "case-by-case",
     "case by case",
     "short notice",
@@ -48,13 +45,13 @@ VAGUE_PHRASES = (
     "as far as possible",
     "as possible",
     "earliest convenience",
-    "and/or",
-    "and so on",
     "do what you can",
     "be seen as",
-    "high-profile",
-    "high profile",
+    "good reason",
+    "good cause",
 )
+# Vague quantities in more than one word: like VAGUE_WORDS, flagged where the sentence states a rule.
+VAGUE_QUANTITY_PHRASES = ("a number of", "a lot", "lots of", "and/or", "and so on", "high-profile", "high profile")
 # Hedges make a rule vague wherever they stand: its exceptions are left unsaid.
 HEDGES = ("generally", "normally", "usually", "typically", "in general", "as a rule", "in principle", "almost all")
 # Vague times: a deadline that is none.
@@ -123,25 +120,22 @@ TIME_PHRASES = (
     "deadline",
 )
 WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
-MONTHS = frozenset(
-    "january february march april may june july august september october november december".split()
-)
-PERIODS = frozenset(
-    "day days week weeks month months year years quarter quarters term terms period periods".split()
-)
+MONTHS = frozenset("january february march april may june july august september october november december".split())
+PERIODS = frozenset("day days week weeks month months year years quarter quarters term terms period periods".split())
 
 # Acts that happen at a time (an owner's missing deadline is one of these).
 TIMED_VERBS = frozenset(
     """submit send notify inform tell report apply request register file pay repay return
     complete respond reply review approve refuse decide check record log document declare contact
-    acknowledge address investigate inspect meet renew update refer follow-up reach""".split()
+    acknowledge address investigate inspect meet renew update refer follow-up reach consider delete
+    destroy""".split()
 )
 # Acts the organisation does (an agentless passive of one names no owner).
 ORGANISATION_VERBS = frozenset(
     """review consider approve authorise authorize grant refuse reject decide assess inspect monitor
     audit investigate acknowledge address record log destroy delete notify inform tell ask restrict
     recover end agree purchase advertise encrypt allocate assign evaluate examine verify process
-    suspend withdraw refer check""".split()
+    suspend withdraw refer check deduct remove terminate cancel exclude dismiss""".split()
 )
 # Irregular participles of the verbs above and of common policy verbs.
 IRREGULAR_PARTICIPLES = {
@@ -176,7 +170,7 @@ BE_FORMS = frozenset("be is are was were been being am".split())
 # Verbs an instruction starts with ("Submit the form", "Do not share").
 IMPERATIVE_VERBS = frozenset(
     """add apply ask attach avoid be book call cancel change check choose click complete confirm
-    consider consult contact create decline delete discuss do download email encrypt enable ensure
+    consult contact create decline delete discuss do download email encrypt enable ensure
     enter fill find follow get give go have head include inform install keep let lock log make mark
     note notify obtain open pay phone post print provide read record refer register remember remove
     renew report request reschedule return review revoke save search see select send set share sign
@@ -210,13 +204,15 @@ CONSEQUENCE_PATTERNS = (
     r"\bwill\s+be\s+lost\b",
     r"\b(?:will|would|may|shall)\s+lose\b|\bloses\b",
     r"\bdeducted\b",
+    r"\b(?:will|may|shall)\s+be\s+(?:fined|removed|excluded|dismissed|barred|banned)\b",
+    r"\bwill\s+be\s+(?:charged|rejected|refused|cancelled|canceled|withdrawn|returned)\b",
     r"\b(?:suspended|revoked|terminated)\b",
     r"\botherwise\b",
     r"\bor\s+(?:it|you|they|she|he|the\s+\w+)\s+will\b",
 )
 # The whole document's rules, named as such in a general enforcement clause.
 WHOLE_DOCUMENT = r"\b(?:this|these)\s+(?:policy|policies|procedure|procedures|rules|code|standard|guidance)\b"
-BREACH = r"\b(?:breach\w*|violat\w*|fail\w*\s+to\s+comply|non-?compliance|contraven\w*|ignor\w*)\b"
+BREACH = r"\b(?:breach\w*|violat\w*|fail\w*\s+to\s+(?:comply|follow|observe|meet|adhere)|non-?compliance|contraven\w*|ignor\w*)\b"
 
 # Roles and bodies that can own an act; a vaguely named owner is no owner.
 ROLE_NOUNS = frozenset(

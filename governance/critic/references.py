@@ -13,7 +13,9 @@ _KINDS = (
     "sections|section|clauses|clause|paragraphs|paragraph|para|parts|part|appendices|appendix|annexes|annex|"
     "schedules|schedule|tables|table|figures|figure|chapters|chapter|articles|article|attachment|exhibit"
 )
-_REFERENCE = re.compile(rf"(?i:\b({_KINDS}))\s+([0-9]+(?:\.[0-9]+)*|[A-Z]{{1,2}}\b|[IVX]{{1,5}}\b)|§\s*([0-9]+(?:\.[0-9]+)*)")
+_REFERENCE = re.compile(
+    rf"(?i:\b({_KINDS}))\s+([0-9]+(?:\.[0-9]+)*|[A-Z]{{1,2}}\b|[IVX]{{1,5}}\b)|§\s*([0-9]+(?:\.[0-9]+)*)"
+)
 # Words that are also ordinary English ("schedule 3 meetings", "part 2 of the course"): a reference
 # only when capitalised or after a word that introduces one.
 _AMBIGUOUS = {"part", "parts", "schedule", "schedules", "table", "tables", "figure", "figures", "article", "articles"}
@@ -37,7 +39,11 @@ def dangling_references(sentence: str, document: PolicyText) -> Finding | None:
             word, label = m.group(1), m.group(2)
             kind = _kind(word)
             before = sentence[: m.start()].split()
-            if word.lower() in _AMBIGUOUS and not word[0].isupper() and (not before or before[-1].lower() not in _INTRODUCERS):
+            if (
+                word.lower() in _AMBIGUOUS
+                and not word[0].isupper()
+                and (not before or before[-1].lower() not in _INTRODUCERS)
+            ):
                 continue
         if _ANOTHER_DOCUMENT.match(sentence[m.end() :]):
             continue

@@ -21,9 +21,10 @@ def is_requirement(cues: Cues) -> bool:
 
 
 def vague(cues: Cues) -> Finding | None:
-    """A hedge anywhere; another vague word where the sentence states a rule."""
-    if cues.has("hedge"):
-        words = cues.first("hedge")
+    """A hedge or a vague phrase ("where appropriate") anywhere; a vague word ("some", "reasonable")
+    where the sentence states a rule."""
+    if cues.has("hedge") or cues.has("vague_phrase"):
+        words = cues.first("hedge") or cues.first("vague_phrase")
     elif cues.has("normative") and (cues.has("vague") or cues.has("vague_time")):
         words = cues.first("vague") or cues.first("vague_time")
     else:
@@ -36,7 +37,7 @@ def _named_after(cues: Cues, i: int) -> bool:
     doc = cues.doc
     window = doc[i : i + 4]
     for t in window:
-        if t.lower_ in ("by", "from", "of") and t.i + 1 < len(doc):
+        if t.lower_ in ("by", "from", "of", "with") and t.i + 1 < len(doc):
             names = doc[t.i + 1 : t.i + 7]
             if any(n.lower_ in lx.ROLE_NOUNS or (n.text[:1].isupper() and n.i > 0) for n in names):
                 return not any(n.lower_ in lx.VAGUE_OWNERS for n in names)
@@ -72,7 +73,12 @@ def _approval_without_approver(cues: Cues) -> str:
                 continue
             if prev in lx.VAGUE_OWNERS:
                 return f"{doc[t.i - 1].text} {t.text}"
-            if prev in lx.ROLE_NOUNS or prev.endswith("'s") or prev == "'s" or (prev[:1] and doc[t.i - 1].text[:1].isupper()):
+            if (
+                prev in lx.ROLE_NOUNS
+                or prev.endswith("'s")
+                or prev == "'s"
+                or (prev[:1] and doc[t.i - 1].text[:1].isupper())
+            ):
                 continue
             if _named_after(cues, t.i + 1):
                 continue
@@ -95,7 +101,7 @@ def no_owner(cues: Cues) -> Finding | None:
         return None
     approval = _approval_without_approver(cues)
     if approval:
-        return Finding("no_owner", approval, f'Say who gives the {approval.split()[-1]}: name the role.')
+        return Finding("no_owner", approval, f"Say who gives the {approval.split()[-1]}: name the role.")
     if _has_named_agent(cues):
         return None
     doc = cues.doc
@@ -120,7 +126,9 @@ def _timed_act_required(cues: Cues) -> str:
         if is_timed_act(doc[cue.start]):
             return cue.text
     requirement = cues.all("oblige") + cues.all("restrict") + cues.all("imperative")
-    commitments = [t for t in doc if t.lower_ in ("will", "shall") and not (t.i + 1 < len(doc) and doc[t.i + 1].lower_ == "not")]
+    commitments = [
+        t for t in doc if t.lower_ in ("will", "shall") and not (t.i + 1 < len(doc) and doc[t.i + 1].lower_ == "not")
+    ]
     for anchor in [c.end for c in requirement] + [t.i + 1 for t in commitments]:
         for t in doc[anchor : anchor + 30]:
             if t.lower_ in ("if", "only") or (t.lower_ == "on" and "case" in [x.lower_ for x in doc[t.i : t.i + 4]]):
