@@ -1,7 +1,7 @@
 """`python -m governance audit verify [--home DIR]`: check the hash chain of `<home>/audit.jsonl`.
 
 Prints `OK: N records, chain intact` and exits 0, or names the first broken record and exits 1.
-Also `documents add|list|retire|replace` and `insights gaps` (see governance/commands.py).
+Also `documents add|list|retire|replace|critique` and `insights gaps` (see governance/commands.py).
 """
 
 from __future__ import annotations

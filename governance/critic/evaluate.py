@@ -71,7 +71,8 @@ def load(folder: Path = DATA) -> list[LabelledDocument]:
 def assign_split(docs: dict[str, list[frozenset[str]]], seed: int = SPLIT_SEED, share: float = 1 / 3) -> set[str]:
     """The test documents: taken in a random order seeded with `seed`, a document joins the test
     part while that part holds under `share` of the sentences (10 % slack), unless it would carry
-    more than half of some flag's positives into it."""
+    more than half of some flag's positives into it. The `dev` documents, written after the first
+    measurement, were never part of the draw."""
     order = sorted(docs)
     random.Random(seed).shuffle(order)
     total = sum(len(v) for v in docs.values())
