@@ -2,7 +2,8 @@
 
     python -m governance.critic.evaluate [--split test|train|dev|all] [--embed] [--json OUT] [--errors]
 
-Prints precision, recall and F1 per flag and their mean (macro F1) for the critic, with `--embed`
+Prints precision, recall and F1 per flag and their mean (macro F1) for the critic (`--json` adds
+the counts behind them: sentences labelled, flagged and found per flag), with `--embed`
 for a logistic regression per flag on MiniLM embeddings fitted on the train part, for a
 keyword-only baseline (each flag fires on its trigger words, with no reading of the sentence) and
 for the majority baseline (no flag on any sentence: most sentences have none of each). Each
@@ -176,10 +177,12 @@ def majority_predictor(doc: LabelledDocument) -> list[set[str]]:
 
 @dataclass(frozen=True)
 class Score:
-    precision: float
-    recall: float
+    precision: float  # found / flagged
+    recall: float  # found / support
     f1: float
-    support: int
+    support: int  # sentences labelled with the flag
+    flagged: int  # sentences the system flagged
+    found: int  # of those, labelled with the flag
 
 
 def score(docs: list[LabelledDocument], predict: Predictor) -> dict[str, Score]:
@@ -194,7 +197,8 @@ def score(docs: list[LabelledDocument], predict: Predictor) -> dict[str, Score]:
     for flag in FLAGS:
         p = tp[flag] / (tp[flag] + fp[flag]) if tp[flag] + fp[flag] else 0.0
         r = tp[flag] / (tp[flag] + fn[flag]) if tp[flag] + fn[flag] else 0.0
-        out[flag] = Score(p, r, 2 * p * r / (p + r) if p + r else 0.0, tp[flag] + fn[flag])
+        f1 = 2 * p * r / (p + r) if p + r else 0.0
+        out[flag] = Score(p, r, f1, tp[flag] + fn[flag], tp[flag] + fp[flag], tp[flag])
     return out
 
 

@@ -41,3 +41,7 @@ def test_the_measurement_command_scores_the_critic_beside_the_baselines(tmp_path
     assert systems["majority baseline"]["macro_f1"] == 0.0
     assert systems["critic"]["macro_f1"] > systems["keyword baseline"]["macro_f1"] + 0.15
     assert set(systems["critic"]["flags"]) == set(FLAGS)
+    for flag, counts in systems["critic"]["flags"].items():  # the counts behind each precision and recall
+        assert counts["support"] >= 5 and counts["found"] <= min(counts["support"], counts["flagged"]), flag
+        assert counts["precision"] == counts["found"] / counts["flagged"], flag
+        assert counts["recall"] == counts["found"] / counts["support"], flag
