@@ -12,6 +12,7 @@ import gradio as gr
 from governance.critic.report import TABLE_HEADERS, as_rows, summary
 from governance.critic.service import PolicyCritic
 from governance.identity import Identity
+from ui.render import md_text
 
 NOTE = (
     "Critique of the text: sentences that are vague, name no one to act, set no deadline, state no "
@@ -40,7 +41,7 @@ def critique_uploads(critic: PolicyCritic, identity: Identity, contents: list[tu
     try:
         critiques = [critic.critique_upload(identity, data, name) for data, name in contents]
     except (ValueError, OSError) as exc:
-        return f"The critic could not read the files: {exc}", []
+        return f"The critic could not read the files: {md_text(exc)}", []
     return _shown(critiques)
 
 
@@ -52,5 +53,5 @@ def critique_library(critic: PolicyCritic, identity: Identity) -> tuple[str, lis
 
 
 def _shown(critiques) -> tuple[str, list]:
-    lines = "\n".join(f"- {summary(c)}" for c in critiques)
+    lines = "\n".join(f"- {md_text(summary(c))}" for c in critiques)  # names and titles are the uploader's text
     return lines, as_rows(critiques)
