@@ -1,7 +1,7 @@
 """`python -m governance audit verify [--home DIR]`: check the hash chain of `<home>/audit.jsonl`.
 
 Prints `OK: N records, chain intact` and exits 0, or names the first broken record and exits 1.
-Also `documents add|list|retire|replace|audience`, `insights gaps` and `backup create|restore`
+Also `documents add|list|retire|replace|audience|critique`, `insights gaps` and `backup create|restore`
 (see governance/commands.py).
 """
 

@@ -8,9 +8,12 @@
     python -m governance insights gaps --home DIR --csv FILE      (the open gaps; resolved ones left out)
     python -m governance backup create PATH [--home DIR]          (while the app runs; governance/backup.py)
     python -m governance backup restore PATH [--home DIR]         (into a new or empty state directory)
+    python -m governance documents critique FILE... | --library [--json] [--no-model] [--home DIR]
 
 Each acts as the `admin` account of the state directory, is audited like the Documents tab, and
-exits 1 with a one-line reason on bad input (nothing changed).
+exits 1 with a one-line reason on bad input (nothing changed). `critique` changes nothing: it
+prints where each document's text is vague, names no owner, sets no deadline, states no
+consequence, contradicts itself or refers to parts that are not there (governance/critic).
 """
 
 from __future__ import annotations
@@ -42,7 +45,16 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     audience = docs.add_parser("audience", help='who may read a document: "everyone" or groups "hr,finance"')
     audience.add_argument("doc_id", metavar="DOC_ID")
     audience.add_argument("groups", metavar="GROUPS")
-    for parser in (add, listing, retire, replace, audience):
+    critique = docs.add_parser("critique", help="flag vague, unenforceable or self-contradictory policy text")
+    critique.add_argument(
+        "files", nargs="*", metavar="FILE", help="documents to critique (PDF, DOCX, HTML, Markdown, text)"
+    )
+    critique.add_argument("--library", action="store_true", help="critique every active document of the library")
+    critique.add_argument("--json", action="store_true", help="print the critiques as JSON")
+    critique.add_argument(
+        "--no-model", action="store_true", help="pair contradictions by shared words, without loading MiniLM (faster)"
+    )
+    for parser in (add, listing, retire, replace, audience, critique):
         parser.add_argument("--home", help="state directory (default: WARRANT_HOME or ./state)")
 
     insights = sub.add_parser("insights", help="what the query log says")
@@ -90,8 +102,44 @@ def _read(path: str) -> tuple[bytes, str]:
     return read_upload_bytes(file, MAX_UPLOAD_BYTES), file.name
 
 
+def run_critique(args: argparse.Namespace, config: Config) -> int:
+    """`documents critique`: the files named, or the active library; text or JSON on stdout."""
+    import json
+
+    from governance.critic.report import as_text
+    from governance.critic.service import PolicyCritic
+
+    if bool(args.files) == bool(args.library):
+        print("refused: name the files to critique, or --library (one or the other).", file=sys.stderr)
+        return 1
+    try:
+        contents = [_read(f) for f in args.files]  # before loading anything: a missing file fails fast
+        embed_model = None
+        if not args.no_model:
+            from pipeline.ingest.embedding import MiniLMEmbedding
+
+            embed_model = MiniLMEmbedding()
+        if args.library:
+            critic = PolicyCritic(_library(config).index, embed_model)
+            critiques = critic.critique_library(_admin(config))
+        else:
+            critic = PolicyCritic(None, embed_model)
+            admin = Identity("local:admin", "admin", "admin")  # reading files changes nothing in any library
+            critiques = [critic.critique_upload(admin, data, name) for data, name in contents]
+    except (ValueError, PermissionError, OSError) as exc:  # DocumentError is a ValueError
+        print(f"refused: {exc}".splitlines()[0], file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps([c.to_dict() for c in critiques], indent=2, ensure_ascii=False))
+    else:
+        print(as_text(critiques) if critiques else "The library has no active documents.")
+    return 0
+
+
 def run_documents(args: argparse.Namespace, config: Config) -> int:
     command = args.documents_command
+    if command == "critique":
+        return run_critique(args, config)
     if command == "add" and args.title and len(args.files) > 1:
         print("--title applies to one file; add the files one at a time to title each.", file=sys.stderr)
         return 1

@@ -12,6 +12,7 @@ from pathlib import Path
 from governance.audit import AuditLog, VerifyResult
 from governance.claims import detect_claim
 from governance.contradictions import closest, find_contradictions, propose_replacement
+from governance.critic.service import PolicyCritic
 from governance.evolution import CorpusEvolution, Hook
 from governance.gap_resolution import GapResolver
 from governance.identity import Identity, PermissionDenied, require
@@ -51,6 +52,7 @@ class GovernanceService:
         self.insights = Insights(
             engine.index, self.tickets, config.query_log_path, config.query_log_days, GapResolver(engine)
         )
+        self.critic = PolicyCritic(engine.index, engine.embed_model)  # read-only: uploads and the library
 
     # -- chat ---------------------------------------------------------------------------------------
     def on_chat_turn(self, identity: Identity, text: str, answer: Answer) -> Answer:

@@ -1,5 +1,6 @@
-"""The Documents tab (admins): upload and convert, check the chunk audit, add; the library with each
-document's chunks and audience; replace with a new version; retire and restore; who may read it.
+"""The Documents tab (admins): upload and convert, check the chunk audit and the critique of the text
+(ui/critique_panel.py), add; the library with each document's chunks and audience, and the critique
+of every active document; replace with a new version; retire and restore; who may read it.
 
 Hidden from other roles, which is presentation only: every handler takes the identity from the
 request and the library checks the `ingest` permission itself. Every file path a request names
@@ -18,6 +19,7 @@ from gradio.context import Context
 from governance.identity import Identity, PermissionDenied
 from governance.library import read_upload_bytes
 from pipeline.ingest.convert import MAX_UPLOAD_BYTES, SUFFIXES
+from ui.critique_panel import build_critique_panel, critique_library, critique_uploads
 from ui.render import code_block, md_text
 from ui.service import WarrantService
 from ui.uploads import uploaded_path
@@ -81,6 +83,7 @@ def build_documents_tab(service: WarrantService, identity_of: Callable[[gr.Reque
         check = gr.Button("Check files", elem_id="warrant-doc-check")
         add = gr.Button("Add to library", variant="primary", elem_id="warrant-doc-add")
     status = gr.Markdown("", elem_id="warrant-doc-status")
+    critique_note, critique_table = build_critique_panel()
 
     gr.Markdown("### Library")
     table = gr.Dataframe(headers=_LIBRARY_HEADERS, interactive=False, elem_id="warrant-doc-library")
@@ -92,6 +95,7 @@ def build_documents_tab(service: WarrantService, identity_of: Callable[[gr.Reque
         retire = gr.Button("Retire", size="sm", variant="stop", elem_id="warrant-doc-retire")
         restore = gr.Button("Restore", size="sm", elem_id="warrant-doc-restore")
         refresh = gr.Button("Refresh", size="sm", elem_id="warrant-doc-refresh")
+        critique_all = gr.Button("Critique the library", size="sm", elem_id="warrant-doc-critique-library")
     with gr.Row():
         readers = gr.Textbox(label="Who may read it", placeholder=_AUDIENCE_HINT, elem_id="warrant-doc-readers")
         set_readers = gr.Button("Set audience", size="sm", elem_id="warrant-doc-set-audience")
@@ -146,15 +150,17 @@ def build_documents_tab(service: WarrantService, identity_of: Callable[[gr.Reque
             lines = [line for p in prepared for line in p.audit_lines()]
             first = prepared[0] if len(prepared) == 1 else None
             note = "Chunk audit (flags are warnings; nothing is indexed until you add):"
+            critique = critique_uploads(service.governance.critic, identity, _files(value))
             return (
                 note + "\n\n" + code_block("\n".join(lines)),
                 "",
                 first.title if first else t,
                 first.version if first else v,
                 first.effective_date if first else d,
+                *critique,
             )
         except (PermissionDenied, ValueError, OSError) as exc:
-            return "", f"**Not accepted:** {md_text(exc)}", gr.update(), gr.update(), gr.update()
+            return "", f"**Not accepted:** {md_text(exc)}", gr.update(), gr.update(), gr.update(), "", []
 
     def on_add(value, t: str, v: str, d: str, a: str, request: gr.Request, progress=gr.Progress()):
         try:
@@ -170,6 +176,12 @@ def build_documents_tab(service: WarrantService, identity_of: Callable[[gr.Reque
             return "", _rows(identity_of(request))
         except (PermissionDenied, ValueError) as exc:
             return md_text(exc), gr.update()
+
+    def on_critique_library(request: gr.Request):
+        try:
+            return "", *critique_library(service.governance.critic, identity_of(request))
+        except (PermissionDenied, ValueError) as exc:
+            return md_text(exc), gr.update(), gr.update()
 
     def on_chunks(doc: str, request: gr.Request):
         try:
@@ -216,7 +228,7 @@ def build_documents_tab(service: WarrantService, identity_of: Callable[[gr.Reque
     check.click(
         on_check,
         [files, title, version, effective],
-        [preview, status, title, version, effective],
+        [preview, status, title, version, effective, critique_note, critique_table],
         api_name="documents_check",
         **slow,
     )
@@ -224,6 +236,9 @@ def build_documents_tab(service: WarrantService, identity_of: Callable[[gr.Reque
         on_add, [files, title, version, effective, audience], [status, table, files], api_name="documents_add", **slow
     )
     refresh.click(on_list, None, [status, table], api_name="documents_list")
+    critique_all.click(
+        on_critique_library, None, [status, critique_note, critique_table], api_name="documents_critique", **slow
+    )
     open_doc.click(on_chunks, [doc_id], [status, chunks], api_name="documents_chunks")
     retire.click(on_retire, [doc_id, reason], [status, table], api_name="documents_retire", **slow)
     restore.click(on_restore, [doc_id], [status, table], api_name="documents_restore", **slow)
