@@ -15,20 +15,19 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TypedDict
 
-import numpy as np
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from pipeline.answer.generate import build_generator
 from pipeline.answer.synthesis import ExtractiveSynthesizer
 from pipeline.answer.verify import verify
-from pipeline.gate.answerability import AnswerabilityCoverage, CoverageCombiner, answerability_model
+from pipeline.gate.reader import Reader, load_reader
+from pipeline.gate.readings import Reading
 from pipeline.gate.support import GateResult, SupportPostprocessor
 from pipeline.ground.config import Config
 from pipeline.ground.freshness import MISSING, FileStamp, file_stamp
 from pipeline.ground.querylog import append_query_log
 from pipeline.ground.records import ASK_WHEN_NO_OWNER, Answer, AnswerStyle, SupportScore
 from pipeline.ingest.index import ChunkIndex, IngestReport
-from pipeline.ingest.sentence_vectors import sentence_cosines
 from pipeline.ingest.term_stats import TermStats
 from pipeline.language import glossary
 from pipeline.language.instructions import action_refusal, instructions_only, is_action_request, set_aside_instructions
@@ -106,11 +105,13 @@ class AnswerEngine:
         self.stats = TermStats()
         self._stats_stamp: FileStamp = MISSING
         self._load_or_rebuild_stats()
+        self.reader: Reader = load_reader(config.reader_model, config.reader_precision)
         self.postprocessor = SupportPostprocessor(
             self.stats,
-            self._answerability(config),
+            self.reader,
             self.index.sentence_vectors,
             lambda_sim=config.lambda_sim,
+            lambda_reader=config.lambda_reader,
             lambda_coverage=config.lambda_coverage,
             lambda_consistency=config.lambda_consistency,
             tau=config.tau,
@@ -121,17 +122,6 @@ class AnswerEngine:
         self.generator = build_generator(config)
         self.top_k = config.top_k
         self.fusion_pool = config.fusion_pool
-
-    def _answerability(self, config: Config) -> AnswerabilityCoverage | None:
-        """The learned coverage, unless the rules are asked for (or no trained file exists)."""
-        if config.coverage_source != "model":
-            return None
-        model = answerability_model(config.answerability_model)
-        if model is None:
-            return None
-        return AnswerabilityCoverage(
-            model, self.index.sentence_vectors, combiner=CoverageCombiner.from_dict(config.coverage_combiner)
-        )
 
     # -- configuration that an admin may change at run time -------------------------------------
     @property
@@ -204,24 +194,39 @@ class AnswerEngine:
         return nodes, timings
 
     def _retrieve(
-        self, query: str, embedding: list[float] | None = None, terms: Sequence[str] | None = None
+        self,
+        query: str,
+        embedding: list[float] | None = None,
+        terms: Sequence[str] | None = None,
+        exclude: frozenset[str] = frozenset(),
     ) -> tuple[list[NodeWithScore], dict[str, float], list[float]]:
         """The `top_k` chunks for `query`: the `fusion_pool` closest by cosine, re-ordered by
         fusing that rank with BM25 over the query's `terms` (pipeline.retrieve.hybrid); dense only when
-        the pool is 0."""
+        the pool is 0. Chunks in `exclude` are left out (a measurement's withheld answer)."""
         timings: dict[str, float] = {}
         if embedding is None:
             t = time.perf_counter()
             embedding = self.embed_model.get_query_embedding(query)
             timings["embed"] = _ms(t)
         t = time.perf_counter()
-        pool = max(self.top_k, self.fusion_pool)
+        pool = max(self.top_k, self.fusion_pool) + len(exclude)
         nodes = self.index.retriever(pool).retrieve(QueryBundle(query_str=query, embedding=embedding))
+        nodes = [n for n in nodes if n.node.node_id not in exclude]
         if self.fusion_pool:
             query_terms = canonical_terms(query) if terms is None else terms
             nodes = fuse(nodes, query_terms, self.stats, self.top_k)
+        else:
+            nodes = nodes[: self.top_k]
         timings["retrieve"] = _ms(t)
         return nodes, timings, embedding
+
+    def judge(self, question: str, exclude: frozenset[str] = frozenset()) -> GateResult:
+        """The gate's verdict on `question` (retrieval, the reader, σ, the decision), without writing
+        an answer; chunks in `exclude` are withheld from retrieval. For measurements and checks
+        (calibration, a change's post-update check)."""
+        asked = analyse_question(question.strip())
+        nodes, _, embedding = self._retrieve(asked.text, terms=asked.terms, exclude=exclude)
+        return self.postprocessor.gate(asked, nodes, embedding)
 
     def ask(
         self,
@@ -325,7 +330,7 @@ class AnswerEngine:
             "nearest_sections": _nearest(nodes),
         }
         if gate.decision == "clarify":
-            options = _nearest(nodes, limit=3)
+            options = _nearest(list(gate.options) or nodes, limit=3)
             return Answer(
                 text=self.clarify_text(options),
                 decision="clarify",
@@ -343,16 +348,16 @@ class AnswerEngine:
         pool = self.postprocessor.synthesis_pool(nodes)
         # The parts' searches run side by side; in a large index that pays (measured at 14k
         # chunks: 19 → 14 ms for two parts; no change on the policies alone).
-        for extra in _PART_SEARCHES.map(lambda s: self._part_evidence(s[0].search, s[1], gated), searches):
+        parts: list[tuple[str, list[Reading]]] = []
+        found = _PART_SEARCHES.map(lambda s: self._part_evidence(s[0].search, s[1], gated), searches)
+        for (part, _), (extra, part_readings) in zip(searches, found, strict=True):
             known = {n.node.node_id for n in pool}
             pool += [n for n in extra if n.node.node_id not in known]
+            parts.append((part.focus, part_readings))
         if searches:
             timings["parts"] = _ms(t)
             t = time.perf_counter()
-        vectors = self._sentence_vectors(pool)
-        similarity = sentence_cosines(vectors, embedding)
-        parts = [(part.focus, sentence_cosines(vectors, e)) for part, e in searches]
-        sentences = self.synthesizer.select(asked, pool, style, similarity, parts)
+        sentences = self.synthesizer.select(asked, pool, style, list(gate.readings), parts)
         timings["synthesise"] = _ms(t)
         t = time.perf_counter()
         texts = {n.node.node_id: n.node.get_content() for n in pool}
@@ -379,22 +384,20 @@ class AnswerEngine:
             answer = self.generator.rewrite(query, answer, pool, style, on_token, timings)
         return answer
 
-    def _part_evidence(self, part: str, embedding: list[float], gated: bool) -> list[NodeWithScore]:
+    def _part_evidence(
+        self, part: str, embedding: list[float], gated: bool
+    ) -> tuple[list[NodeWithScore], list[Reading]]:
         """The chunks that may add sentences for one part of a two-part question, retrieved with
-        the part's own embedding (which also ranks the part's sentences; a separate embedding of
-        the part's own words ranked them no better on dev or test). Gated, they must pass σ ≥ τ
-        for the part by themselves; otherwise the part is answered from the whole question's
-        evidence or not at all. The whole question's σ still decides whether to answer."""
+        the part's own embedding, and the reader's readings of them for the part. Gated, they must
+        pass σ ≥ τ for the part by themselves; otherwise the part is answered from the whole
+        question's evidence or not at all. The whole question's σ still decides whether to answer."""
         nodes, _, _ = self._retrieve(part, embedding)
         gate = (
             self.postprocessor.gate(part, nodes, embedding)
             if gated
             else self.postprocessor.ungated(part, nodes, embedding)
         )
-        return gate.evidence if gate.decision == "answer" else []
-
-    def _sentence_vectors(self, pool: list[NodeWithScore]) -> dict[str, np.ndarray]:
-        return self.index.sentence_vectors.get([(n.node.node_id, n.node.get_content()) for n in pool])
+        return (gate.evidence, list(gate.readings)) if gate.decision == "answer" else ([], [])
 
     @staticmethod
     def abstain_text(nearest: list[dict]) -> str:

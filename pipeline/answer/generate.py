@@ -177,25 +177,6 @@ def _closest_sentence(sentence: str, chunk_text: str) -> str:
     return max(split_sentences(chunk_text), key=lambda s: len(set(content_terms(s)) & terms), default="")
 
 
-def learned_support(question: str, sentence: str, chunk_text: str) -> tuple[bool, str] | None:
-    """Hook for the learned answerability model (pipeline/gate/answerability.py): None when no trained
-    model is installed. With one, the cited chunk must answer the sentence read as a claim to check.
-    The floor is the model's own 0.5; it was trained on questions, not on statements, so this can
-    only remove sentences (never admit one the word checks refused)."""
-    try:
-        from pipeline.gate.answerability import answerability_model
-    except ImportError:
-        return None
-    model = answerability_model()
-    if model is None:
-        return None
-    try:
-        p = float(model.score(sentence, [chunk_text])[0])
-    except Exception as exc:  # e.g. a "sentence" longer than the model reads: not verifiable, removed
-        return False, f"the answerability model could not read it ({type(exc).__name__})"
-    return (p >= 0.5, f"the answerability model gives the cited text {p:.2f} for it")
-
-
 def check_generated(
     sentence: GeneratedSentence, evidence: dict[int, Evidence], question: str = "", learned: bool = False
 ) -> tuple[VerifiedSentence | None, str]:
@@ -221,14 +202,6 @@ def check_generated(
         ok, why = check_sentence(sentence.text, record.text)
         if not ok:
             reasons.append(f"[{n}]: {why}")
-            continue
-        # A verbatim quote needs no model (the trained one scored an exact copy 0.46: it was trained
-        # on questions, not statements); a paraphrase is where the word checks are weakest.
-        verdict = (
-            None if (why == "quoted verbatim" or not learned) else learned_support(question, sentence.text, record.text)
-        )
-        if verdict is not None and not verdict[0]:
-            reasons.append(f"[{n}]: {verdict[1]}")
             continue
         return VerifiedSentence(sentence.text, record, _closest_sentence(sentence.text, record.text)), ""
     return None, "not supported by the cited text: " + "; ".join(reasons)
