@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
         "--calibrate",
         action="store_true",
         help="choose λ and τ on SQuAD calibration articles + golden dev so that answering an "
-        "unanswerable question stays ≤ α (90%% confidence); writes models/calibration.json",
+        "unanswerable question stays ≤ α (90%% confidence); writes models/gate.json",
     )
     parser.add_argument("--alpha", type=float, default=None, help="the risk for --calibrate (default WARRANT_ALPHA)")
     parser.add_argument(

@@ -149,8 +149,12 @@ class Reader:
         `precision`: "bf16", "fp32" or "auto" (bf16 where the CPU supports it)."""
         import torch
 
-        state = torch.load(Path(path), map_location="cpu", weights_only=False)
-        if state.get("format") != FORMAT:
+        if not Path(path).is_file():
+            raise FileNotFoundError(
+                f"no reader at {path}: set WARRANT_READER_MODEL or train one (python -m pipeline.evaluation.train_reader)"
+            )
+        state = torch.load(Path(path), map_location="cpu", weights_only=True)  # tensors and plain values only
+        if not isinstance(state, dict) or state.get("format") != FORMAT:
             raise ValueError(
                 f"{path} is not a reader file ({FORMAT}); train one: python -m pipeline.evaluation.train_reader"
             )

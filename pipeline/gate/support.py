@@ -1,22 +1,21 @@
 """The support score σ and the answer / clarify / abstain decision.
 
-σ = λ1·sim + λ2·coverage + λ3·consistency, where
+σ = λ_sim·sim + λ_reader·reader + λ_coverage·coverage + λ_consistency·consistency, where
+- reader is the probability, from the trained reader (pipeline.gate.reader), that the best
+  candidate sentence of the retrieved chunks answers the question: the one part that reads the
+  question and a sentence together (pipeline.gate.readings picks the candidates and keeps every
+  verdict, which the answer then quotes from, most probable first),
 - sim is how closely the best single sentence of the closest chunks matches the question (cosine
-  of the question's embedding and the stored sentence embeddings, pipeline.ingest.sentence_vectors), or,
-  without sentence vectors, the best chunk's cosine. A whole chunk's vector blurs the one sentence
-  that answers with its neighbours; measured on corpora the gate was not written from, the best
-  sentence ranks answerable above unanswerable better than the best chunk (docs/evaluation.md:
-  "Sentence similarity"),
-- coverage is how much of what the question asks for the evidence holds. By default (config's
-  WARRANT_COVERAGE=rules) it is the word rules: the idf-weighted share of the question's terms
-  found in the evidence chunks, zeroed (rule `answer_type`) when the question's focal need
-  (pipeline.gate.answer_type) is absent. With WARRANT_COVERAGE=model and a trained model installed, it is the learned
-  answerability (pipeline.gate.answerability): the combined probability that the best sentence
-  window of the retrieved chunks answers the question. The hand rules are named (`RULES`), and
-  those in force (`rules`) can be switched one by one and measured
-  (`python -m pipeline.eval --outside … --ablate NAME`),
+  of the question's embedding and the stored sentence embeddings, pipeline.ingest.sentence_vectors),
+  or, without sentence vectors, the best chunk's cosine,
+- coverage is the idf-weighted share of the question's terms found in the evidence chunks, zeroed
+  (rule `answer_type`) when the question's focal need (pipeline.gate.answer_type) is absent,
 - consistency is 1 unless the evidence disagrees with itself: the same statement with different
   amounts, dates or counts, or the same statement with and without a negation.
+
+λ and τ come from `models/gate.json` (`python -m pipeline.eval --calibrate`) unless the environment
+overrides them (pipeline.ground.config). The hand rules are named (`RULES`); those in force (`rules`) can
+be switched one by one and measured (`python -m pipeline.eval --outside … --ablate NAME`).
 """
 
 from __future__ import annotations
