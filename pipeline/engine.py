@@ -15,19 +15,20 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TypedDict
 
+import numpy as np
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from pipeline.answer.generate import build_generator
 from pipeline.answer.synthesis import ExtractiveSynthesizer
 from pipeline.answer.verify import verify
 from pipeline.gate.reader import Reader, load_reader
-from pipeline.gate.readings import Reading
 from pipeline.gate.support import GateResult, SupportPostprocessor
 from pipeline.ground.config import Config
 from pipeline.ground.freshness import MISSING, FileStamp, file_stamp
 from pipeline.ground.querylog import append_query_log
 from pipeline.ground.records import ASK_WHEN_NO_OWNER, Answer, AnswerStyle, SupportScore
 from pipeline.ingest.index import ChunkIndex, IngestReport
+from pipeline.ingest.sentence_vectors import sentence_cosines
 from pipeline.ingest.term_stats import TermStats
 from pipeline.language import glossary
 from pipeline.language.instructions import action_refusal, instructions_only, is_action_request, set_aside_instructions
@@ -119,7 +120,7 @@ class AnswerEngine:
         )
         self.synthesizer = ExtractiveSynthesizer(self.stats)
         # Optional: an LLM rewrites gated answers, every sentence verified (None: extractive only).
-        self.generator = build_generator(config)
+        self.generator = build_generator(config, self.reader)
         self.top_k = config.top_k
         self.fusion_pool = config.fusion_pool
 
@@ -348,16 +349,16 @@ class AnswerEngine:
         pool = self.postprocessor.synthesis_pool(nodes)
         # The parts' searches run side by side; in a large index that pays (measured at 14k
         # chunks: 19 → 14 ms for two parts; no change on the policies alone).
-        parts: list[tuple[str, list[Reading]]] = []
-        found = _PART_SEARCHES.map(lambda s: self._part_evidence(s[0].search, s[1], gated), searches)
-        for (part, _), (extra, part_readings) in zip(searches, found, strict=True):
+        for extra in _PART_SEARCHES.map(lambda s: self._part_evidence(s[0].search, s[1], gated), searches):
             known = {n.node.node_id for n in pool}
             pool += [n for n in extra if n.node.node_id not in known]
-            parts.append((part.focus, part_readings))
         if searches:
             timings["parts"] = _ms(t)
             t = time.perf_counter()
-        sentences = self.synthesizer.select(asked, pool, style, list(gate.readings), parts)
+        vectors = self._sentence_vectors(pool)
+        similarity = sentence_cosines(vectors, embedding)
+        parts = [(part.focus, sentence_cosines(vectors, e)) for part, e in searches]
+        sentences = self.synthesizer.select(asked, pool, style, similarity, parts, list(gate.readings))
         timings["synthesise"] = _ms(t)
         t = time.perf_counter()
         texts = {n.node.node_id: n.node.get_content() for n in pool}
@@ -381,23 +382,35 @@ class AnswerEngine:
             **common,
         )
         if gated and self.generator is not None:  # the LLM writes only after the gate said answer
-            answer = self.generator.rewrite(query, answer, pool, style, on_token, timings)
+            answer = self.generator.rewrite(
+                query,
+                answer,
+                pool,
+                style,
+                on_token,
+                timings,
+                abstain=lambda reason: Answer(
+                    text=self.abstain_text(common["nearest_sections"]), decision="abstain", reason=reason, **common
+                ),
+                parts=[part.search for part, _ in searches],
+            )
         return answer
 
-    def _part_evidence(
-        self, part: str, embedding: list[float], gated: bool
-    ) -> tuple[list[NodeWithScore], list[Reading]]:
+    def _part_evidence(self, part: str, embedding: list[float], gated: bool) -> list[NodeWithScore]:
         """The chunks that may add sentences for one part of a two-part question, retrieved with
-        the part's own embedding, and the reader's readings of them for the part. Gated, they must
-        pass σ ≥ τ for the part by themselves; otherwise the part is answered from the whole
-        question's evidence or not at all. The whole question's σ still decides whether to answer."""
+        the part's own embedding. Gated, they must pass σ ≥ τ for the part by themselves; otherwise
+        the part is answered from the whole question's evidence or not at all. The whole question's
+        σ still decides whether to answer."""
         nodes, _, _ = self._retrieve(part, embedding)
         gate = (
             self.postprocessor.gate(part, nodes, embedding)
             if gated
             else self.postprocessor.ungated(part, nodes, embedding)
         )
-        return (gate.evidence, list(gate.readings)) if gate.decision == "answer" else ([], [])
+        return gate.evidence if gate.decision == "answer" else []
+
+    def _sentence_vectors(self, pool: list[NodeWithScore]) -> dict[str, np.ndarray]:
+        return self.index.sentence_vectors.get([(n.node.node_id, n.node.get_content()) for n in pool])
 
     @staticmethod
     def abstain_text(nearest: list[dict]) -> str:

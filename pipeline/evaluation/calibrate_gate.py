@@ -21,7 +21,6 @@ over all the corpora's unanswerable questions (pipeline.gate.calibration). Write
 from __future__ import annotations
 
 import datetime as dt
-import itertools
 import json
 import random
 import tempfile
@@ -34,11 +33,9 @@ import numpy as np
 from pipeline.evaluation.golden import ANSWERABLE, UNANSWERABLE, load_golden, section_match
 from pipeline.evaluation.harness import build_engine, print_error
 from pipeline.evaluation.reader_data import ANSWERABILITY, POLICY, TUNE_POLICY_DOCS, TUNE_SQUAD2_ARTICLES
+from pipeline.evaluation.weights import PARTS, lambda_grid
 from pipeline.gate.calibration import auroc, calibrate_tau
 from pipeline.ground.config import GATE_FILE, load_config
-
-CONSISTENCY_WEIGHT = 0.05
-PARTS = ("sim", "reader", "coverage", "consistency")
 
 
 @dataclass(frozen=True)
@@ -132,17 +129,6 @@ def rows_for(corpus: str, engine, items: list[TuningItem]) -> Iterator[Row]:
             yield Row(corpus, answerable, (s.sim, s.reader, s.coverage, s.consistency), gate.decision == "clarify")
 
 
-def lambda_grid(step: float = 0.05) -> list[tuple[float, float, float, float]]:
-    """(sim, reader, coverage, consistency) weights summing to 1, consistency fixed."""
-    free = round(1.0 - CONSISTENCY_WEIGHT, 4)
-    n = round(free / step)
-    grid = []
-    for i, j in itertools.product(range(n + 1), repeat=2):
-        if i + j <= n:
-            grid.append((round(i * step, 4), round(j * step, 4), round((n - i - j) * step, 4), CONSISTENCY_WEIGHT))
-    return grid
-
-
 def choose_lambdas(rows: list[Row]) -> tuple[tuple[float, float, float, float], dict[str, float]]:
     """The weights whose σ ranks answerable over unanswerable best, each corpus counted the same."""
     corpora = sorted({r.corpus for r in rows})
@@ -166,9 +152,8 @@ def choose_lambdas(rows: list[Row]) -> tuple[tuple[float, float, float, float], 
     return lambdas, by_corpus
 
 
-def run_calibration(alpha: float | None, json_out: Path | None = None) -> int:
-    config = load_config()
-    alpha = config.alpha if alpha is None else alpha
+def tuning_rows(config) -> tuple[list[Row], list[str], list[str]]:
+    """Every tuning question asked through a fresh engine: (rows, the rules in force, the sources)."""
     rows: list[Row] = []
     sources = []
     with tempfile.TemporaryDirectory(prefix="warrant-calibrate-") as tmp:
@@ -189,6 +174,21 @@ def run_calibration(alpha: float | None, json_out: Path | None = None) -> int:
             sources.append("SQuAD 2.0 tuning articles of ../shared/data/answerability")
         else:
             print_error(f"warning: {ANSWERABILITY} not found; calibrating without the SQuAD tuning articles")
+    return rows, rules, sources
+
+
+def run_calibration(alpha: float | None, json_out: Path | None = None, rows_file: Path | None = None) -> int:
+    config = load_config()
+    alpha = config.alpha if alpha is None else alpha
+    if rows_file is not None and rows_file.is_file():
+        saved = json.loads(rows_file.read_text(encoding="utf-8"))
+        rows = [Row(r["corpus"], r["answerable"], tuple(r["parts"]), r["vague"]) for r in saved["rows"]]
+        rules, sources = saved["rules"], saved["sources"]
+    else:
+        rows, rules, sources = tuning_rows(config)
+        if rows_file is not None:
+            keep = {"rules": rules, "sources": sources, "rows": [r.__dict__ for r in rows]}
+            rows_file.write_text(json.dumps(keep), encoding="utf-8")
     lambdas, by_corpus = choose_lambdas(rows)
     sigma = np.array([r.parts for r in rows]) @ np.array(lambdas)
     answers = np.array([r.answerable and not r.vague for r in rows])

@@ -103,11 +103,11 @@ def ask_all(engine, items: list[dict], gated: bool = True) -> list:
 
 
 def tune(engine, items: list[dict]) -> dict:
-    """Grid search of λ (pipeline.evaluation.calibrate_gate's grid) and τ on the given items, from σ's
+    """Grid search of λ (pipeline.evaluation.weights' grid) and τ on the given items, from σ's
     parts computed once per item: the weaker of answer rate and abstention recall first, then their
     sum; abstention precision below 0.95 disqualifies. (`--calibrate` is the standing method; this
     shows what golden dev alone would choose.)"""
-    from pipeline.evaluation.calibrate_gate import PARTS, lambda_grid
+    from pipeline.evaluation.weights import PARTS, lambda_grid
 
     rows = []
     for item in items:

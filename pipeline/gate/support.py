@@ -60,6 +60,18 @@ RULES: dict[str, str] = {
 }
 
 
+def _say_different(a: str, b: str) -> bool:
+    """Two answering sentences that cannot both be the answer: each states amounts, dates or counts
+    and neither's are among the other's ("Rs. 500 per course" / "Rs. 1,000"), or one says what the
+    other denies. Sentences in other words with the same values agree (restated, not different)."""
+    if restates(a, b):
+        return False
+    qa, qb = set(quantities(a)), set(quantities(b))
+    if qa and qb:
+        return not (qa <= qb or qb <= qa)
+    return bool(qa) == bool(qb) and has_negation(a) != has_negation(b) and not qa
+
+
 def chroma_cosine(score: float | None) -> float:
     """Chroma returns exp(-distance); with cosine space that is exp(cos - 1)."""
     if score is None or score <= 0:
@@ -373,9 +385,9 @@ class SupportPostprocessor(BaseNodePostprocessor):
         self, question: Question, readings: list[Reading], nodes: list[NodeWithScore]
     ) -> list[NodeWithScore]:
         """The chunks of two or more documents whose sentences the reader rates as answering the
-        question about equally well while saying different things ("What is the fee?": the
-        revaluation fee, the late registration fee); empty when they agree or one stands out. A
-        question in several parts is answered part by part instead."""
+        question about equally well while saying different things (`_say_different`: "What is the
+        fee?": Rs. 500 for revaluation, Rs. 1,000 for late registration); empty when they agree or
+        one stands out. A question in several parts is answered part by part instead."""
         if question.parts or not readings or readings[0].probability < self.clarify_min_reader:
             return []
         floor = max(self.clarify_min_reader, self.clarify_share * readings[0].probability)
@@ -386,10 +398,11 @@ class SupportPostprocessor(BaseNodePostprocessor):
                 break
             doc = str(by_id[r.chunk_id].node.metadata.get("doc_id", "")) if r.chunk_id in by_id else ""
             first_of_doc.setdefault(doc, r)
-        answers = list(first_of_doc.values())
-        if len(answers) < 2 or all(restates(a.sentence, answers[0].sentence) for a in answers[1:]):
+        lead, *others = list(first_of_doc.values())
+        differing = [r for r in others if _say_different(lead.sentence, r.sentence)]
+        if not differing:
             return []
-        return [by_id[r.chunk_id] for r in answers[:3]]
+        return [by_id[r.chunk_id] for r in [lead, *differing][:3]]
 
     def _is_vague_split(self, query: str | Question, nodes: list[NodeWithScore], support: SupportScore) -> bool:
         """A short query that fits chunks of two or more documents equally well.

@@ -87,6 +87,25 @@ def _env_positive(name: str, default: float) -> float:
     return value
 
 
+def _env_switch(name: str, default: bool) -> bool:
+    """An on/off setting: on, true, yes, 1 / off, false, no, 0 (unset: `default`)."""
+    raw = os.environ.get(name, "").strip().lower()
+    if not raw:
+        return default
+    if raw in ("on", "true", "yes", "1"):
+        return True
+    if raw in ("off", "false", "no", "0"):
+        return False
+    raise ValueError(f"{name} must be on or off, got {raw!r}")
+
+
+def _env_hops(name: str, default: int) -> int:
+    value = _env_int(name, default)
+    if not 0 <= value <= 10:
+        raise ValueError(f"{name} must be the number of proxies in front of the app (0-10), got {value}")
+    return value
+
+
 def _env_rules(name: str, default: tuple) -> tuple:
     """Comma-separated rule names ("none" for none); each must be one of ALL_RULES."""
     raw = os.environ.get(name, "").strip()
@@ -149,6 +168,7 @@ class Config:
     llm_api_key: str = ""
     llm_timeout_s: float = 30.0
     llm_max_attempts: int = 3
+    llm_judge: bool = False  # ask the model whether the evidence answers before it writes
     # Chroma in client/server mode: empty means the embedded PersistentClient under <home>/chroma.
     # Several app processes (or servers) over one index need the server; see docs/operations.md.
     chroma_url: str = ""
@@ -162,6 +182,10 @@ class Config:
     max_upload_mb: float = 10.0  # Gradio's upload limit (a claim's proof is further limited to 5 MB)
     upload_max_age_s: int = 3600  # uploads left in Gradio's folder are deleted after this long
     frame_ancestors: str = ""  # CSP frame-ancestors; "" = the app itself (and huggingface.co on Spaces)
+    space_host: str = ""  # this Space's own host on Hugging Face (SPACE_HOST), e.g. "me-warrant.hf.space"
+    # Proxies in front of the app whose X-Forwarded-For entries are believed (the client is the
+    # entry this many from the right); 0 = the connection's own peer, X-Forwarded-For ignored.
+    trusted_proxy_hops: int = 0
     query_log_days: int = 0  # query log retention in days; 0 keeps every line
     extra: dict = field(default_factory=dict)
 
@@ -228,6 +252,7 @@ def load_config() -> Config:
         llm_api_key=os.environ.get("WARRANT_LLM_API_KEY", "").strip(),
         llm_timeout_s=_env_positive("WARRANT_LLM_TIMEOUT_S", 30.0),
         llm_max_attempts=max(1, _env_int("WARRANT_LLM_MAX_ATTEMPTS", 3)),
+        llm_judge=_env_switch("WARRANT_LLM_JUDGE", False),
         chroma_url=_env_chroma_url("WARRANT_CHROMA_URL"),
         chroma_token=os.environ.get("WARRANT_CHROMA_TOKEN", "").strip(),
         chroma_collection=os.environ.get("WARRANT_CHROMA_COLLECTION", "").strip() or "warrant_chunks",
@@ -241,6 +266,8 @@ def load_config() -> Config:
         max_upload_mb=_env_positive("WARRANT_MAX_UPLOAD_MB", 10.0),
         upload_max_age_s=max(60, _env_int("WARRANT_UPLOAD_MAX_AGE_S", 3600)),
         frame_ancestors=os.environ.get("WARRANT_FRAME_ANCESTORS", "").strip(),
+        space_host=os.environ.get("SPACE_HOST", "").strip() if on_spaces else "",
+        trusted_proxy_hops=_env_hops("WARRANT_TRUSTED_PROXY_HOPS", 1 if on_spaces else 0),
     )
 
 
