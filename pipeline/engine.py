@@ -21,7 +21,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 from pipeline.answer.generate import build_generator
 from pipeline.answer.synthesis import ExtractiveSynthesizer
 from pipeline.answer.verify import verify
-from pipeline.gate.answerability import AnswerabilityCoverage, CoverageCombiner, answerability_model
+from pipeline.gate.reader import Reader, load_reader
 from pipeline.gate.support import GateResult, SupportPostprocessor
 from pipeline.ground.audience import PUBLIC, RESTRICTED_KEY, Audience
 from pipeline.ground.config import Config
@@ -107,11 +107,13 @@ class AnswerEngine:
         self.stats = TermStats()
         self._stats_stamp: FileStamp = MISSING
         self._load_or_rebuild_stats()
+        self.reader: Reader = load_reader(config.reader_model, config.reader_precision)
         self.postprocessor = SupportPostprocessor(
             self.stats,
-            self._answerability(config),
+            self.reader,
             self.index.sentence_vectors,
             lambda_sim=config.lambda_sim,
+            lambda_reader=config.lambda_reader,
             lambda_coverage=config.lambda_coverage,
             lambda_consistency=config.lambda_consistency,
             tau=config.tau,
@@ -119,20 +121,9 @@ class AnswerEngine:
         )
         self.synthesizer = ExtractiveSynthesizer(self.stats)
         # Optional: an LLM rewrites gated answers, every sentence verified (None: extractive only).
-        self.generator = build_generator(config)
+        self.generator = build_generator(config, self.reader)
         self.top_k = config.top_k
         self.fusion_pool = config.fusion_pool
-
-    def _answerability(self, config: Config) -> AnswerabilityCoverage | None:
-        """The learned coverage, unless the rules are asked for (or no trained file exists)."""
-        if config.coverage_source != "model":
-            return None
-        model = answerability_model(config.answerability_model)
-        if model is None:
-            return None
-        return AnswerabilityCoverage(
-            model, self.index.sentence_vectors, combiner=CoverageCombiner.from_dict(config.coverage_combiner)
-        )
 
     # -- configuration that an admin may change at run time -------------------------------------
     @property
@@ -219,23 +210,36 @@ class AnswerEngine:
         embedding: list[float] | None = None,
         terms: Sequence[str] | None = None,
         audience: Audience = PUBLIC,
+        exclude: frozenset[str] = frozenset(),
     ) -> tuple[list[NodeWithScore], dict[str, float], list[float]]:
         """The `top_k` chunks `audience` may read for `query`: the `fusion_pool` closest by cosine
         (the audience filtered in the vector store query), re-ordered by fusing that rank with BM25
-        over the query's `terms` (pipeline.retrieve.hybrid); dense only when the pool is 0."""
+        over the query's `terms` (pipeline.retrieve.hybrid); dense only when the pool is 0. Chunks
+        in `exclude` are left out (a measurement's withheld answer)."""
         timings: dict[str, float] = {}
         if embedding is None:
             t = time.perf_counter()
             embedding = self.embed_model.get_query_embedding(query)
             timings["embed"] = _ms(t)
         t = time.perf_counter()
-        pool = max(self.top_k, self.fusion_pool)
+        pool = max(self.top_k, self.fusion_pool) + len(exclude)
         nodes = self.index.retriever(pool, audience).retrieve(QueryBundle(query_str=query, embedding=embedding))
+        nodes = [n for n in nodes if n.node.node_id not in exclude]
         if self.fusion_pool:
             query_terms = canonical_terms(query) if terms is None else terms
             nodes = fuse(nodes, query_terms, self.stats, self.top_k)
+        else:
+            nodes = nodes[: self.top_k]
         timings["retrieve"] = _ms(t)
         return nodes, timings, embedding
+
+    def judge(self, question: str, exclude: frozenset[str] = frozenset()) -> GateResult:
+        """The gate's verdict on `question` (retrieval, the reader, σ, the decision), without writing
+        an answer; chunks in `exclude` are withheld from retrieval. For measurements and checks
+        (calibration, a change's post-update check)."""
+        asked = analyse_question(question.strip())
+        nodes, _, embedding = self._retrieve(asked.text, terms=asked.terms, exclude=exclude)
+        return self.postprocessor.gate(asked, nodes, embedding)
 
     def ask(
         self,
@@ -366,7 +370,7 @@ class AnswerEngine:
             "nearest_sections": _nearest(nodes),
         }
         if gate.decision == "clarify":
-            options = _nearest(nodes, limit=3)
+            options = _nearest(list(gate.options) or nodes, limit=3)
             return Answer(
                 text=self.clarify_text(options),
                 decision="clarify",
@@ -393,7 +397,7 @@ class AnswerEngine:
         vectors = self._sentence_vectors(pool)
         similarity = sentence_cosines(vectors, embedding)
         parts = [(part.focus, sentence_cosines(vectors, e)) for part, e in searches]
-        sentences = self.synthesizer.select(asked, pool, style, similarity, parts)
+        sentences = self.synthesizer.select(asked, pool, style, similarity, parts, list(gate.readings))
         timings["synthesise"] = _ms(t)
         t = time.perf_counter()
         texts = {n.node.node_id: n.node.get_content() for n in pool}
@@ -417,7 +421,18 @@ class AnswerEngine:
             **common,
         )
         if gated and self.generator is not None:  # the LLM writes only after the gate said answer
-            answer = self.generator.rewrite(query, answer, pool, style, on_token, timings)
+            answer = self.generator.rewrite(
+                query,
+                answer,
+                pool,
+                style,
+                on_token,
+                timings,
+                abstain=lambda reason: Answer(
+                    text=self.abstain_text(common["nearest_sections"]), decision="abstain", reason=reason, **common
+                ),
+                parts=[part.search for part, _ in searches],
+            )
         return answer
 
     def _part_evidence(

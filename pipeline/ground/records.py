@@ -59,7 +59,8 @@ class Citation:
 
 @dataclass(frozen=True)
 class SupportScore:
-    """σ = λ1·sim + λ2·coverage + λ3·consistency, with the parts kept for display and tuning."""
+    """σ = λ_sim·sim + λ_reader·reader + λ_coverage·coverage + λ_consistency·consistency, with the
+    parts kept for display and tuning (pipeline.gate.support)."""
 
     sigma: float
     sim: float
@@ -70,6 +71,9 @@ class SupportScore:
     # The best chunk's cosine: what a plain similarity cutoff reads (the baseline σ is measured
     # against); sim itself is the best sentence's (pipeline.gate.support).
     best_chunk: float = 0.0
+    # The reader's probability that the best candidate sentence answers the question
+    # (pipeline.gate.reader); 0 where no reader read (an abstention before reading).
+    reader: float = 0.0
 
     @property
     def passes(self) -> bool:

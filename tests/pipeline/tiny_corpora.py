@@ -117,3 +117,30 @@ the budget holder before the trip.
 ## 2. Claims
 Claims are submitted within 10 working days of return, with every receipt the table above asks for.
 """
+
+# The reader's cases (issue 29): the sentence that names who approves sits beside a neighbour that
+# shares the question's words; a rule stated for one group only; a yes/no settled by one sentence.
+STAFF_HANDBOOK = """---
+doc_id: staff-handbook
+title: Staff Handbook
+version: 1.0
+effective_date: 2026-07-01
+owner: People Team
+---
+
+# Staff Handbook
+
+## 1. Leave of absence
+A leave of absence lets a member of staff step away from work for personal reasons for up to six
+months. A request for a leave of absence is made in writing at least one month before it starts.
+Each request for a leave of absence is approved by the Director of People. Salary is not paid during
+a leave of absence.
+
+## 2. Resignation
+Employees on a permanent contract must give four weeks' notice of their resignation in writing to
+their line manager. The notice period starts on the day after the letter is received.
+
+## 3. Overtime
+Overtime is paid at one and a half times the normal hourly rate. Overtime must be agreed in advance
+with the line manager. Overtime is not paid for training days.
+"""
