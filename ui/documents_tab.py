@@ -21,7 +21,7 @@ from ui.service import WarrantService
 from ui.uploads import uploaded_path
 
 _LIBRARY_HEADERS = ["doc_id", "title", "version", "effective date", "chunks", "status", "uploaded by", "uploaded at"]
-_CHUNK_HEADERS = ["chunk id", "section", "version", "status", "origin", "words"]
+_CHUNK_HEADERS = ["chunk id", "section", "page", "version", "status", "origin", "words"]
 _LIMIT_MB = MAX_UPLOAD_BYTES // 1048576
 
 
@@ -157,7 +157,10 @@ def build_documents_tab(service: WarrantService, identity_of: Callable[[gr.Reque
             rows = library.chunks(identity_of(request), doc)
             if not rows:
                 return f"No document {doc!r}.", []
-            return "", [[r["chunk_id"], r["section"], r["version"], r["status"], r["origin"], r["words"]] for r in rows]
+            return "", [
+                [r["chunk_id"], r["section"], r["page"], r["version"], r["status"], r["origin"], r["words"]]
+                for r in rows
+            ]
         except (PermissionDenied, ValueError) as exc:
             return str(exc), gr.update()
 

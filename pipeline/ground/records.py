@@ -28,6 +28,7 @@ class Chunk:
     source: str  # path relative to the ingested folder
     position: int
     content_hash: str
+    page: int = 0  # the page its text begins on, in a PDF; 0 where the source has no pages
 
     def embed_text(self) -> str:
         """What the embedding sees: the heading path carries topic words the body often omits."""

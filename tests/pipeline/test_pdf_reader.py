@@ -1,0 +1,67 @@
+"""Untrusted PDFs are read with limits, in a child process that is killed past its budget, and
+scans are read by OCR where tesseract is installed (issue 32) or refused with how to enable it."""
+
+from __future__ import annotations
+
+import time
+
+import psutil
+import pytest
+
+from pipeline.ingest.convert import ConversionRefused, convert
+from tests.layout_pdfs import (
+    make_loans_policy_pdf,
+    make_long_table_pdf,
+    make_scanned_policy_pdf,
+    make_xobject_bomb_pdf,
+)
+
+
+def _workers() -> list[psutil.Process]:
+    return [p for p in psutil.Process().children(recursive=True) if "pdf_worker" in " ".join(p.cmdline())]
+
+
+def test_a_document_pdf_too_costly_to_read_is_refused_at_once():
+    """A few KB whose pages draw one form XObject 400 times each: 3.2 million text operations that a
+    reader expanding every draw would run (minutes); counted first, refused."""
+    bomb = make_xobject_bomb_pdf(pages=4, draws=400, texts=2000)
+    assert len(bomb) < 10_000
+    started = time.monotonic()
+    with pytest.raises(ConversionRefused, match="too complex to read"):
+        convert(bomb, "circular.pdf")
+    assert time.monotonic() - started < 30
+    assert not _workers()
+
+
+def test_reading_past_the_budget_is_stopped_and_the_reader_killed():
+    from pipeline.ingest.pdf_reader import PdfLimits, PdfRefused, read_layout
+
+    with pytest.raises(PdfRefused, match="took longer than"):
+        read_layout(make_long_table_pdf(rows=200), PdfLimits(budget_s=0.3))
+    assert not _workers()
+
+
+def test_a_pdf_with_more_pages_than_the_limit_is_refused():
+    from pipeline.ingest.pdf_reader import PdfLimits, PdfRefused, read_layout
+
+    with pytest.raises(PdfRefused, match="has 2 pages; at most 1"):
+        read_layout(make_loans_policy_pdf(), PdfLimits(max_pages=1))
+
+
+def test_a_scan_is_read_by_ocr_and_says_so(ocr_ready):
+    converted = convert(make_scanned_policy_pdf(), "parking.pdf")
+    assert "park in zone C after buying a permit" in converted.markdown
+    assert "40 dollars a year" in converted.markdown
+    assert converted.title == "Parking Permit Policy"
+    assert 80 <= converted.ocr_confidence <= 100
+    assert converted.notes and converted.notes[0].startswith("Text read by OCR (tesseract) from page 1")
+    assert "confidence" in converted.notes[0]
+
+
+def test_a_scan_is_refused_with_how_to_enable_ocr_where_tesseract_is_missing(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))  # no tesseract on this PATH
+    with pytest.raises(ConversionRefused) as refused:
+        convert(make_scanned_policy_pdf(), "parking.pdf")
+    message = str(refused.value)
+    assert message.startswith("parking.pdf:") and "scan" in message
+    assert "apt-get install tesseract-ocr" in message
