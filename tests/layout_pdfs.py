@@ -241,3 +241,28 @@ def make_xobject_bomb_pdf(pages: int = 4, draws: int = 400, texts: int = 2000) -
         pdf.showPage()
     pdf.save()
     return out.getvalue()
+
+
+LOANS_HTML = """<html><head><title>Library Loans Policy</title><style>
+body {{ font-family: sans-serif; font-size: 11pt }} table {{ border-collapse: collapse }}
+td, th {{ border: 1px solid #444; padding: 4px }}</style></head><body>
+<h1>Library Loans Policy</h1><p>Version: 2.0<br>Effective date: 2026-08-01</p>
+<h2>4. Loan Periods</h2><p>The loan period and the number of books depend on who borrows them.</p>
+<table><tr><th>Borrower</th><th>Books</th><th>Loan period</th></tr>
+<tr><td>Undergraduate student</td><td>6</td><td>14 days</td></tr>
+<tr><td>Postgraduate student</td><td>10</td><td>30 days</td></tr></table>
+<h3>4.1 Renewal of Loans</h3><p>A loan may be renewed online or at the circulation desk before it
+is due, unless another member has reserved the book.</p>
+<h2 style="break-before: page">5. Fines</h2>{fines}</body></html>"""
+FINES = "<p>A fine of Rs. 5 per day is charged for each day a book is kept after its due date.</p>"
+
+
+def print_to_pdf(browser, html: str) -> bytes:
+    """`html` printed to PDF by chromium (Playwright's page.pdf: the browser's print-to-PDF), with
+    the browser's own running header (date, title) and footer (address, page n/N)."""
+    page = browser.new_page()
+    try:
+        page.set_content(html)
+        return page.pdf(display_header_footer=True, format="A4", margin={"top": "2cm", "bottom": "2cm"})
+    finally:
+        page.close()

@@ -14,12 +14,15 @@ from pipeline.ingest.chunking import chunk_document
 from pipeline.ingest.convert import convert
 from pipeline.ingest.documents import document_from_text
 from tests.layout_pdfs import (
+    FINES,
     FOOTER,
     HEADER,
     LEFT_COLUMN,
+    LOANS_HTML,
     RIGHT_COLUMN,
     make_loans_policy_pdf,
     make_long_table_pdf,
+    print_to_pdf,
 )
 
 
@@ -121,3 +124,21 @@ def test_a_markdown_file_gets_no_page():
     )
     chunks = chunk_document(document_from_text(converted.markdown, converted.name, converted.kind))
     assert chunks and all(c.page == 0 for c in chunks)
+
+
+@pytest.mark.browser
+def test_a_policy_printed_to_pdf_by_a_browser_reads_as_its_web_page_does(browser):
+    """The issue's case: a browser's print-to-PDF of a policy page. Its chunks say what the page's
+    own HTML conversion says, page by page, without the browser's header and footer."""
+    html = LOANS_HTML.format(fines=FINES)
+    pdf = convert(print_to_pdf(browser, html), "loans-policy.pdf")
+    web = convert(html.encode(), "loans-policy.html")
+    assert (pdf.version, pdf.effective_date) == (web.version, web.effective_date) == ("2.0", "2026-08-01")
+
+    def chunks(converted):
+        return chunk_document(document_from_text(converted.markdown, converted.name, converted.kind))
+
+    printed, page = chunks(pdf), chunks(web)
+    assert [(c.section, c.text) for c in printed] == [(c.section, c.text) for c in page]
+    assert "- Borrower: Postgraduate student; Books: 10; Loan period: 30 days" in _chunk_with(printed, "30 days").text
+    assert [c.page for c in printed] == [1] * (len(printed) - 1) + [2]  # "5. Fines" begins page 2
