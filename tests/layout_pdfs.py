@@ -153,8 +153,9 @@ SCANNED_LINES = [
 ]
 
 
-def make_scanned_policy_pdf(lines=SCANNED_LINES) -> bytes:
-    """A one-page PDF holding only a picture of printed text, as a scanner without OCR makes it."""
+def make_scanned_policy_pdf(lines=SCANNED_LINES, text_page: list[str] | None = None) -> bytes:
+    """A one-page PDF holding only a picture of printed text, as a scanner without OCR makes it;
+    with `text_page`, a page of those lines (a text layer) comes first."""
     from PIL import Image, ImageDraw, ImageFont
     from reportlab.lib.pagesizes import A4
     from reportlab.lib.utils import ImageReader
@@ -176,6 +177,9 @@ def make_scanned_policy_pdf(lines=SCANNED_LINES) -> bytes:
     image.save(picture, format="PNG")
     out = io.BytesIO()
     pdf = canvas.Canvas(out, pagesize=A4)
+    if text_page:
+        _lines(pdf, height - 72, [(text, BODY) for text in text_page])
+        pdf.showPage()
     pdf.drawImage(ImageReader(io.BytesIO(picture.getvalue())), 0, 0, width=width, height=height)
     pdf.showPage()
     pdf.save()

@@ -224,8 +224,10 @@ def _read_pdf(data: bytes, name: str, kind: str, ocr_installed: bool) -> Convert
             ocr_scanned_pages(data, pdf)
         except OcrUnavailable as missing:
             if len(scans) == len(pdf.pages):
-                raise
-            notes.append(f"Pages {_page_list(scans)} are scans and were not read: {missing}")
+                raise ConversionRefused(f"{name} is a scan (no text layer): {missing}") from missing
+            one = len(scans) == 1
+            pages = f"Page {scans[0]} is a scan and was" if one else f"Pages {_page_list(scans)} are scans and were"
+            notes.append(f"{pages} not read: {missing}")
     except PdfRefused as refused:
         raise ConversionRefused(f"{name}: {refused}") from refused
     text = pdf_markdown(pdf)

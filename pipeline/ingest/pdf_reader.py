@@ -128,7 +128,7 @@ def ocr_scanned_pages(data: bytes, layout: PdfPages, limits: PdfLimits = DOCUMEN
     if not scans:
         return []
     if not tesseract_available():
-        raise OcrUnavailable(f"It is a scan (no text layer) and OCR is not installed. {OCR_INSTALL_HINT}")
+        raise OcrUnavailable(f"OCR is not installed here. {OCR_INSTALL_HINT}")
     if len(scans) > limits.max_ocr_pages:
         raise PdfRefused(
             f"It has {len(scans)} scanned pages; at most {limits.max_ocr_pages} are read by OCR here. "

@@ -164,7 +164,12 @@ def _layout(data: bytes) -> dict:
 
 
 # -- OCR: tesseract on rendered pages -------------------------------------------------------------
+MAX_RENDER_PIXELS = 40_000_000  # an A4 page at 300 dpi is 8.7 million; a poster-sized page is rendered coarser
+
+
 def _ocr_page(page, dpi: int, timeout_s: float) -> dict:
+    area_in2 = float(page.width) * float(page.height) / 72.0**2
+    dpi = int(min(dpi, (MAX_RENDER_PIXELS / max(area_in2, 1e-6)) ** 0.5))
     image = page.to_image(resolution=dpi).original.convert("L")
     png = io.BytesIO()
     image.save(png, format="PNG")

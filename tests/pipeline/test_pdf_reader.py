@@ -63,5 +63,16 @@ def test_a_scan_is_refused_with_how_to_enable_ocr_where_tesseract_is_missing(mon
     with pytest.raises(ConversionRefused) as refused:
         convert(make_scanned_policy_pdf(), "parking.pdf")
     message = str(refused.value)
-    assert message.startswith("parking.pdf:") and "scan" in message
+    assert message.startswith("parking.pdf is a scan (no text layer): OCR is not installed here.")
     assert "apt-get install tesseract-ocr" in message
+
+
+def test_scanned_pages_of_a_pdf_with_text_are_named_where_tesseract_is_missing(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    text = ["Parking Permit Policy", "Permits are sold at the security office on weekdays from 9 am to 4 pm,"]
+    text += ["and a lost permit is replaced for a fee of 5 dollars on showing a receipt."]
+    converted = convert(make_scanned_policy_pdf(text_page=text), "parking.pdf")
+    assert "a lost permit is replaced for a fee of 5 dollars" in converted.markdown
+    assert "Staff park in zone A" not in converted.markdown
+    assert converted.notes[0].startswith("Page 2 is a scan and was not read: OCR is not installed here.")
+    assert "apt-get install tesseract-ocr" in converted.notes[0] and converted.ocr_confidence == -1
