@@ -22,6 +22,8 @@ written as Markdown for the chunker.
   ("Meals     50 dollars") is one line, its cells joined by " | ".
 - **Pages**: `<!-- page N -->` (pipeline.ingest.chunking.PAGE_MARKER) stands before the first block
   that begins on page N, so each chunk knows its page.
+
+`pdf_text` is the same reading as plain text, for a PDF that is not a policy (a claim's proof).
 """
 
 from __future__ import annotations
@@ -32,8 +34,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from pipeline.ingest.chunking import PAGE_MARKER
-from pipeline.ingest.pdf_reader import Page, PdfPages, Table, Word
+from pipeline.ingest.chunking import PAGE_MARKER, without_page_markers
+from pipeline.ingest.pdf_reader import PROOF_LIMITS, Page, PdfLimits, PdfPages, PdfUnreadable, Table, Word, read_layout
 from pipeline.ingest.tables import markdown_table
 from pipeline.language.hyphenation import HYPHENS, join_line_break
 
@@ -436,3 +438,15 @@ def _page_order(lines: list[_Line], tables: list[_Table]) -> list[_Line | _Table
         out.append(table)
     out.extend(_reading_order(remaining, edges))
     return out
+
+
+def pdf_text(data: bytes, limits: PdfLimits = PROOF_LIMITS) -> str:
+    """The text of an untrusted PDF, read by layout within `limits` (by default a claim's proof's:
+    its first 20 pages, 10 seconds); "" for a damaged or encrypted one. Raises PdfRefused when it
+    is over a limit, with a message that says what to do."""
+    try:
+        pages = read_layout(data, limits)
+    except PdfUnreadable:
+        return ""
+    lines = without_page_markers("\n".join(pdf_markdown(pages).lines)).splitlines()
+    return "\n".join(line.lstrip("#").strip() for line in lines).strip()

@@ -36,15 +36,20 @@ class PdfRefused(ValueError):
     """The PDF cannot be read within its limits, or is encrypted; the message says why and what to do."""
 
 
+class PdfUnreadable(PdfRefused):
+    """The PDF is damaged or encrypted: no text can be read from it."""
+
+
 class OcrUnavailable(PdfRefused):
     """The PDF needs OCR and tesseract is not installed (or failed)."""
 
 
 @dataclass(frozen=True)
 class PdfLimits:
-    """What reading one PDF may cost."""
+    """What reading one PDF may cost, and what to tell the person whose PDF is over a limit."""
 
     max_pages: int = 300
+    first_pages_only: bool = False  # a longer PDF: read its first max_pages (True) or refuse it
     max_operations: int = 3_000_000
     budget_s: float = 180.0  # pdfplumber lays out ~4 pages a second on a busy 2-core machine
     memory_bytes: int = 2 << 30
@@ -52,9 +57,20 @@ class PdfLimits:
     max_ocr_pages: int = 20
     ocr_page_s: float = 30.0
     ocr_dpi: int = 300
+    advice: str = "Save it again from the program that made it (print to PDF), or upload it in parts."
 
 
 DOCUMENT_LIMITS = PdfLimits()
+# A claim's proof: any user may upload one, and the claim waits for it (issue 27).
+PROOF_LIMITS = PdfLimits(
+    max_pages=20,
+    first_pages_only=True,
+    max_operations=100_000,
+    budget_s=10.0,
+    memory_bytes=1 << 30,
+    max_ocr_pages=0,
+    advice="Paste the relevant text as proof instead, or upload a simpler file.",
+)
 
 
 @dataclass(frozen=True)
@@ -120,12 +136,13 @@ def read_layout(data: bytes, limits: PdfLimits = DOCUMENT_LIMITS) -> PdfPages:
 
 
 def ocr_scanned_pages(data: bytes, layout: PdfPages, limits: PdfLimits = DOCUMENT_LIMITS) -> list[int]:
-    """Read the scanned pages of `layout` with tesseract, in place; returns their numbers.
+    """Read the scanned pages of `layout` with tesseract, in place; returns their numbers (none where
+    `limits.max_ocr_pages` is 0).
 
     Raises OcrUnavailable when tesseract is not installed, PdfRefused when there are more scanned
     pages than `limits.max_ocr_pages` or reading them runs past its budget."""
     scans = [p.number for p in layout.pages if p.is_scan]
-    if not scans:
+    if not scans or limits.max_ocr_pages == 0:
         return []
     if not tesseract_available():
         raise OcrUnavailable(f"OCR is not installed here. {OCR_INSTALL_HINT}")
@@ -169,6 +186,7 @@ def _run(args: list[str], data: bytes, limits: PdfLimits, budget_s: float) -> di
         str(limits.ocr_dpi),
         "--page-timeout-s",
         str(limits.ocr_page_s),
+        *(["--first-pages"] if limits.first_pages_only else []),
     ]
     # A session of its own, so that on timeout the worker and the tesseract it runs are killed together.
     child = subprocess.Popen(
@@ -183,8 +201,7 @@ def _run(args: list[str], data: bytes, limits: PdfLimits, budget_s: float) -> di
     except subprocess.TimeoutExpired:
         _kill(child)
         raise PdfRefused(
-            f"Reading it took longer than {budget_s:.0f} seconds, so it was stopped. Save it again from the "
-            "program that made it (print to PDF), or upload it in parts."
+            f"Reading it took longer than {budget_s:.0f} seconds, so it was stopped. {limits.advice}"
         ) from None
     except BaseException:
         _kill(child)
@@ -193,19 +210,19 @@ def _run(args: list[str], data: bytes, limits: PdfLimits, budget_s: float) -> di
     if child.returncode == 0:
         return json.loads(out)
     if child.returncode == _OVER_LIMIT:
-        raise PdfRefused(message)
+        raise PdfRefused(f"{message} {limits.advice}")
     if child.returncode == _ENCRYPTED:
-        raise PdfRefused("It is encrypted (password-protected); upload an unprotected copy.")
+        raise PdfUnreadable("It is encrypted (password-protected); upload an unprotected copy.")
     if child.returncode == _NO_OCR:
         raise OcrUnavailable(f"OCR failed ({message[-200:] or 'tesseract did not run'}). {OCR_INSTALL_HINT}")
     if child.returncode < 0 and -child.returncode in (signal.SIGKILL, signal.SIGXCPU):
-        raise PdfRefused("Reading it needed more memory or time than is allowed; upload it in parts.")
+        raise PdfRefused(f"Reading it needed more memory or time than is allowed. {limits.advice}")
     kind = ""
     try:
         kind = json.loads(message).get("damaged", "")
     except (ValueError, AttributeError):
         pass
-    raise PdfRefused(f"It is a damaged PDF that cannot be read{f' ({kind})' if kind else ''}.")
+    raise PdfUnreadable(f"It is a damaged PDF that cannot be read{f' ({kind})' if kind else ''}.")
 
 
 def _kill(child: subprocess.Popen) -> None:

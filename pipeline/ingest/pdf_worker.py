@@ -8,7 +8,7 @@ XObject hundreds of times made a reader run for minutes (issue 27). So before an
 the pages' content streams are counted, every form XObject counted each time it is drawn and each
 stream parsed once, and a PDF over `--max-operations` is refused.
 
-    python -I pdf_worker.py layout --max-pages N --max-operations N --memory-bytes N --cpu-s N < file.pdf
+    python -I pdf_worker.py layout --max-pages N [--first-pages] --max-operations N --memory-bytes N --cpu-s N < file.pdf
     python -I pdf_worker.py ocr --pages 1,3 --dpi 300 --page-timeout-s 60 ... < file.pdf
 
 `layout` writes JSON: the document's title and page count, and for each page its size, its words
@@ -77,28 +77,25 @@ def _operations(operations: list, resources, reader, counted: dict, drawing: set
     return total
 
 
-def _check_cost(data: bytes, max_pages: int, max_operations: int) -> int:
-    """The number of pages; raises _OverLimit for too many pages or operations, exits for encryption."""
+def _check_cost(data: bytes, max_pages: int, max_operations: int, first_pages: bool) -> None:
+    """Raise _OverLimit for too many pages (unless only the `first_pages` are read) or operations on
+    the pages read; exit for encryption."""
     from pypdf import PdfReader
 
     reader = PdfReader(io.BytesIO(data))
     if reader.is_encrypted and not reader.decrypt(""):
         sys.exit(ENCRYPTED)
     pages = len(reader.pages)
-    if pages > max_pages:
-        raise _OverLimit(f"This PDF has {pages} pages; at most {max_pages} are read. Split it into parts.")
+    if pages > max_pages and not first_pages:
+        raise _OverLimit(f"This PDF has {pages} pages; at most {max_pages} are read.")
     counted: dict = {}
     total = 0
-    for page in reader.pages:
+    for page in reader.pages[:max_pages]:
         contents = page.get_contents()
         if contents is not None:
             total += _operations(contents.operations, page.get("/Resources"), reader, counted, set(), max_operations)
         if total > max_operations:
-            raise _OverLimit(
-                f"This PDF is too complex to read (more than {max_operations:,} drawing operations). "
-                "Save it again from the program that made it (print to PDF), or upload it in parts."
-            )
-    return pages
+            raise _OverLimit(f"This PDF is too complex to read (more than {max_operations:,} drawing operations).")
 
 
 # -- layout: words and tables ---------------------------------------------------------------------
@@ -130,14 +127,14 @@ def _first_row_bold(page, table) -> bool:
     return bool(chars) and all(_BOLD.search(str(c.get("fontname", "")).split("+")[-1]) for c in chars)
 
 
-def _layout(data: bytes) -> dict:
+def _layout(data: bytes, max_pages: int) -> dict:
     import pdfplumber
 
     out: dict = {"title": "", "pages": []}
     with pdfplumber.open(io.BytesIO(data)) as pdf:
         title = (pdf.metadata or {}).get("Title", "")
         out["title"] = title if isinstance(title, str) else ""
-        for page in pdf.pages:
+        for page in pdf.pages[:max_pages]:
             tables = []
             for table in page.find_tables({"vertical_strategy": "lines", "horizontal_strategy": "lines"}):
                 rows = [[(cell or "").strip() for cell in row] for row in table.extract()]
@@ -229,13 +226,14 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--pages", default="")
     parser.add_argument("--dpi", type=int, default=300)
     parser.add_argument("--page-timeout-s", type=float, default=60.0)
+    parser.add_argument("--first-pages", action="store_true", help="read the first --max-pages pages of a longer PDF")
     args = parser.parse_args(argv)
     _limit_self(args.memory_bytes, args.cpu_s)
     data = sys.stdin.buffer.read()
     try:
-        _check_cost(data, args.max_pages, args.max_operations)
+        _check_cost(data, args.max_pages, args.max_operations, args.first_pages)
         if args.mode == "layout":
-            result = _layout(data)
+            result = _layout(data, args.max_pages)
         else:
             wanted = [int(n) for n in args.pages.split(",") if n.strip()]
             result = _ocr(data, wanted, args.dpi, args.page_timeout_s)

@@ -76,3 +76,21 @@ def test_scanned_pages_of_a_pdf_with_text_are_named_where_tesseract_is_missing(m
     assert "Staff park in zone A" not in converted.markdown
     assert converted.notes[0].startswith("Page 2 is a scan and was not read: OCR is not installed here.")
     assert "apt-get install tesseract-ocr" in converted.notes[0] and converted.ocr_confidence == -1
+
+
+def test_a_proofs_text_is_read_by_layout_within_the_proof_limits():
+    """A claim's proof (any user's upload): its first 20 pages within 10 seconds, read as documents
+    are; "" for a damaged file; refused, with advice for a claimant, when too costly."""
+    from pipeline.ingest.pdf_layout import pdf_text
+    from pipeline.ingest.pdf_reader import PdfRefused
+
+    text = pdf_text(make_loans_policy_pdf())
+    assert "obtain a no-dues certificate" in text and "Borrower | Books | Loan period" in text
+    assert "<!--" not in text and "Central Library - Loans Policy" not in text
+    long = pdf_text(make_long_table_pdf(rows=1200))  # about 25 pages: the first 20 are read
+    assert "Grade 1 |" in long and "Grade 1200 |" not in long
+    assert pdf_text(b"%PDF-1.4\n" + bytes(range(256)) * 4) == ""
+    started = time.monotonic()
+    with pytest.raises(PdfRefused, match="too complex to read.*Paste the relevant text"):
+        pdf_text(make_xobject_bomb_pdf(pages=4, draws=400, texts=1000))
+    assert time.monotonic() - started < 10
