@@ -227,6 +227,34 @@ def make_long_table_pdf(rows: int = 70, running_header: str = "") -> bytes:
     return out.getvalue()
 
 
+def make_dense_pdf(pages: int = 20) -> bytes:
+    """`pages` pages of body text, about 3,500 characters each, every paragraph naming its page
+    ("... (page 7, paragraph 3)") and no two pages starting with the same words."""
+    from reportlab.lib.styles import getSampleStyleSheet
+    from reportlab.platypus import PageBreak, Paragraph, SimpleDocTemplate
+
+    body = getSampleStyleSheet()["BodyText"]
+    sentences = [
+        "The revaluation fee is 800 rupees per course.",
+        "Applications go to the Controller of Examinations within fifteen days of the result.",
+        "A student may ask for a photocopy of the answer book before applying.",
+        "Marks that change by less than five are not revised.",
+        "The result of revaluation is final and no further review is allowed.",
+        "Fees paid for revaluation are refunded when the grade improves.",
+        "Late applications are not accepted, whatever the reason.",
+    ]
+    story: list = []
+    for page in range(1, pages + 1):
+        for n in range(1, 12):
+            start = (page * 3 + n) % len(sentences)
+            text = " ".join((sentences[start:] + sentences[:start])[:4])
+            story.append(Paragraph(f"{text} (page {page}, paragraph {n})", body))
+        story.append(PageBreak())
+    out = io.BytesIO()
+    SimpleDocTemplate(out).build(story)
+    return out.getvalue()
+
+
 def make_xobject_bomb_pdf(pages: int = 4, draws: int = 400, texts: int = 2000) -> bytes:
     """A few kilobytes whose pages each draw one form XObject `draws` times, the form holding
     `texts` text operations: a reader that expands every draw does pages × draws × texts of work."""

@@ -50,6 +50,7 @@ class PdfLimits:
 
     max_pages: int = 300
     first_pages_only: bool = False  # a longer PDF: read its first max_pages (True) or refuse it
+    max_chars: int = 0  # stop after the page on which this much text has been read (0: read every page)
     max_operations: int = 3_000_000
     budget_s: float = 180.0  # pdfplumber lays out ~4 pages a second on a busy 2-core machine
     memory_bytes: int = 2 << 30
@@ -65,6 +66,7 @@ DOCUMENT_LIMITS = PdfLimits()
 PROOF_LIMITS = PdfLimits(
     max_pages=20,
     first_pages_only=True,
+    max_chars=20_000,  # what a claim keeps of its proof (governance.proof.MAX_PROOF_TEXT)
     max_operations=100_000,
     budget_s=10.0,
     memory_bytes=1 << 30,
@@ -186,6 +188,8 @@ def _run(args: list[str], data: bytes, limits: PdfLimits, budget_s: float) -> di
         str(limits.ocr_dpi),
         "--page-timeout-s",
         str(limits.ocr_page_s),
+        "--max-chars",
+        str(limits.max_chars),
         *(["--first-pages"] if limits.first_pages_only else []),
     ]
     # A session of its own, so that on timeout the worker and the tesseract it runs are killed together.

@@ -8,7 +8,7 @@ XObject hundreds of times made a reader run for minutes (issue 27). So before an
 the pages' content streams are counted, every form XObject counted each time it is drawn and each
 stream parsed once, and a PDF over `--max-operations` is refused.
 
-    python -I pdf_worker.py layout --max-pages N [--first-pages] --max-operations N --memory-bytes N --cpu-s N < file.pdf
+    python -I pdf_worker.py layout --max-pages N [--first-pages] [--max-chars N] --max-operations N --memory-bytes N --cpu-s N < file.pdf
     python -I pdf_worker.py ocr --pages 1,3 --dpi 300 --page-timeout-s 60 ... < file.pdf
 
 `layout` writes JSON: the document's title and page count, and for each page its size, its words
@@ -127,10 +127,13 @@ def _first_row_bold(page, table) -> bool:
     return bool(chars) and all(_BOLD.search(str(c.get("fontname", "")).split("+")[-1]) for c in chars)
 
 
-def _layout(data: bytes, max_pages: int) -> dict:
+def _layout(data: bytes, max_pages: int, max_chars: int) -> dict:
+    """The first `max_pages` pages, stopping after the page on which `max_chars` of text (0: no
+    limit) have been read."""
     import pdfplumber
 
     out: dict = {"title": "", "pages": []}
+    chars = 0
     with pdfplumber.open(io.BytesIO(data)) as pdf:
         title = (pdf.metadata or {}).get("Title", "")
         out["title"] = title if isinstance(title, str) else ""
@@ -157,6 +160,9 @@ def _layout(data: bytes, max_pages: int) -> dict:
                     "images": len(page.images),
                 }
             )
+            chars += sum(len(w["text"]) + 1 for w in words)
+            if max_chars and chars >= max_chars:
+                break
     return out
 
 
@@ -226,6 +232,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--pages", default="")
     parser.add_argument("--dpi", type=int, default=300)
     parser.add_argument("--page-timeout-s", type=float, default=60.0)
+    parser.add_argument("--max-chars", type=int, default=0, help="stop after the page where this much text was read")
     parser.add_argument("--first-pages", action="store_true", help="read the first --max-pages pages of a longer PDF")
     args = parser.parse_args(argv)
     _limit_self(args.memory_bytes, args.cpu_s)
@@ -233,7 +240,7 @@ def main(argv: list[str]) -> int:
     try:
         _check_cost(data, args.max_pages, args.max_operations, args.first_pages)
         if args.mode == "layout":
-            result = _layout(data, args.max_pages)
+            result = _layout(data, args.max_pages, args.max_chars)
         else:
             wanted = [int(n) for n in args.pages.split(",") if n.strip()]
             result = _ocr(data, wanted, args.dpi, args.page_timeout_s)

@@ -10,6 +10,7 @@ import pytest
 
 from pipeline.ingest.convert import ConversionRefused, convert
 from tests.layout_pdfs import (
+    make_dense_pdf,
     make_loans_policy_pdf,
     make_long_table_pdf,
     make_scanned_policy_pdf,
@@ -91,6 +92,16 @@ def test_a_proofs_text_is_read_by_layout_within_the_proof_limits():
     assert "Grade 1 |" in long and "Grade 1200 |" not in long
     assert pdf_text(b"%PDF-1.4\n" + bytes(range(256)) * 4) == ""
     started = time.monotonic()
-    with pytest.raises(PdfRefused, match="too complex to read.*Paste the relevant text"):
+    with pytest.raises(PdfRefused, match=r"too complex to read.*Paste the relevant text"):
         pdf_text(make_xobject_bomb_pdf(pages=4, draws=400, texts=1000))
     assert time.monotonic() - started < 10
+
+
+def test_a_long_proof_is_read_until_what_a_claim_keeps_of_it():
+    """A proof of 20 full pages (70,000 characters) was laid out page by page past its 10 seconds and
+    refused; a claim keeps 20,000 characters of it, so reading stops after the page that reaches them."""
+    from pipeline.ingest.pdf_layout import pdf_text
+
+    text = pdf_text(make_dense_pdf(pages=20))
+    assert "(page 1, paragraph 1)" in text and "(page 5, paragraph 11)" in text and len(text) >= 15_000
+    assert "(page 10," not in text and "(page 20," not in text
