@@ -255,26 +255,6 @@ def make_dense_pdf(pages: int = 20) -> bytes:
     return out.getvalue()
 
 
-def make_xobject_bomb_pdf(pages: int = 4, draws: int = 400, texts: int = 2000) -> bytes:
-    """A few kilobytes whose pages each draw one form XObject `draws` times, the form holding
-    `texts` text operations: a reader that expands every draw does pages × draws × texts of work."""
-    from reportlab.pdfgen import canvas
-
-    out = io.BytesIO()
-    pdf = canvas.Canvas(out)
-    pdf.beginForm("stamp")
-    pdf.setFont("Helvetica", 8)
-    for _ in range(texts):
-        pdf.drawString(10, 10, "The fee is Rs. 800.")
-    pdf.endForm()
-    for _ in range(pages):
-        for _ in range(draws):
-            pdf.doForm("stamp")
-        pdf.showPage()
-    pdf.save()
-    return out.getvalue()
-
-
 LOANS_HTML = """<html><head><title>Library Loans Policy</title><style>
 body {{ font-family: sans-serif; font-size: 11pt }} table {{ border-collapse: collapse }}
 td, th {{ border: 1px solid #444; padding: 4px }}</style></head><body>

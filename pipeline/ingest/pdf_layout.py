@@ -443,8 +443,8 @@ def _page_order(lines: list[_Line], tables: list[_Table]) -> list[_Line | _Table
 def pdf_text(data: bytes, limits: PdfLimits = PROOF_LIMITS) -> str:
     """The text of an untrusted PDF, read by layout within `limits` (by default a claim's proof's:
     its first 20 pages, up to the page where 20,000 characters are read, in 10 seconds); "" for a
-    damaged or encrypted one. Raises PdfRefused when it
-    is over a limit, with a message that says what to do."""
+    damaged or encrypted one. Raises PdfRefused when it is over a limit, with a message that says
+    what to do."""
     try:
         pages = read_layout(data, limits)
     except PdfUnreadable:

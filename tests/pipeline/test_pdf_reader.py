@@ -9,12 +9,12 @@ import psutil
 import pytest
 
 from pipeline.ingest.convert import ConversionRefused, convert
+from tests.documents_fixtures import make_xobject_bomb
 from tests.layout_pdfs import (
     make_dense_pdf,
     make_loans_policy_pdf,
     make_long_table_pdf,
     make_scanned_policy_pdf,
-    make_xobject_bomb_pdf,
 )
 
 
@@ -25,7 +25,7 @@ def _workers() -> list[psutil.Process]:
 def test_a_document_pdf_too_costly_to_read_is_refused_at_once():
     """A few KB whose pages draw one form XObject 400 times each: 3.2 million text operations that a
     reader expanding every draw would run (minutes); counted first, refused."""
-    bomb = make_xobject_bomb_pdf(pages=4, draws=400, texts=2000)
+    bomb = make_xobject_bomb(pages=4, draws=400, ops=2000)
     assert len(bomb) < 10_000
     started = time.monotonic()
     with pytest.raises(ConversionRefused, match="too complex to read"):
@@ -93,7 +93,7 @@ def test_a_proofs_text_is_read_by_layout_within_the_proof_limits():
     assert pdf_text(b"%PDF-1.4\n" + bytes(range(256)) * 4) == ""
     started = time.monotonic()
     with pytest.raises(PdfRefused, match=r"too complex to read.*Paste the relevant text"):
-        pdf_text(make_xobject_bomb_pdf(pages=4, draws=400, texts=1000))
+        pdf_text(make_xobject_bomb(pages=4, draws=400, ops=1000))
     assert time.monotonic() - started < 10
 
 
