@@ -334,6 +334,7 @@ def chunk_document(doc: Document, min_words: int = 40, max_words: int = 320) -> 
                 position=position,
                 content_hash=content_hash,
                 page=group[0].page_of(0),
+                audience=doc.audience,
             )
         )
     return chunks
