@@ -29,6 +29,7 @@ class Chunk:
     source: str  # path relative to the ingested folder
     position: int
     content_hash: str
+    page: int = 0  # the page its text begins on, in a PDF; 0 where the source has no pages
     # "everyone", groups joined by commas ("finance,hr"), or "" for the document's current audience
     # (pipeline.ground.audience; a chunk added without one takes its document's, see ChunkIndex.add_nodes).
     audience: str = ""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
@@ -118,8 +118,14 @@ def embed_text(node: TextNode) -> str:
     return f"{node.metadata.get('title', '')}. {node.metadata.get('section', '')}.\n{node.text}"
 
 
-def chunk_to_node(chunk: Chunk, status: str = ACTIVE, origin: str = "ingest", **extra: str) -> TextNode:
-    metadata = {
+def chunk_to_node(
+    chunk: Chunk,
+    status: str = ACTIVE,
+    origin: str = "ingest",
+    metadata_extra: Mapping[str, str | float] | None = None,
+    **extra: str,
+) -> TextNode:
+    metadata: dict[str, object] = {
         "doc_id": chunk.doc_id,
         "title": chunk.title,
         "section": chunk.section,
@@ -135,6 +141,9 @@ def chunk_to_node(chunk: Chunk, status: str = ACTIVE, origin: str = "ingest", **
         "superseded_by": "",
         "supersedes": "",
     }
+    if chunk.page:
+        metadata["page"] = chunk.page
+    metadata.update(metadata_extra or {})
     metadata.update(extra)
     if chunk.audience:  # else the document's current audience (ChunkIndex.add_nodes)
         metadata.update(audience_metadata(_normalise_groups(chunk.audience)))
