@@ -81,7 +81,9 @@ def load_set(path: Path) -> list[dict]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m pipeline.evaluation.followups", description=__doc__)
-    parser.add_argument("--set", type=Path, default=DEFAULT_SET, help="a follow-up set (default data/followups/dev.jsonl)")
+    parser.add_argument(
+        "--set", type=Path, default=DEFAULT_SET, help="a follow-up set (default data/followups/dev.jsonl)"
+    )
     parser.add_argument("--docs", type=Path, default=DEFAULT_DOCS, help="the documents whose glossary.yaml to use")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every pair, not only the wrong ones")
     args = parser.parse_args(argv)

@@ -282,6 +282,16 @@ def named_in(text: str, kind: str | None = None) -> frozenset[str]:
     return frozenset(name for k in kinds for name, pattern in groups.get(k, {}).items() if pattern.search(text))
 
 
+def named_spans(text: str) -> list[tuple[int, int, str, str]]:
+    """Every mention of one of the glossary's named groups in `text`: (start, end, kind, name), in order."""
+    return sorted(
+        (m.start(), m.end(), kind, name)
+        for kind, names in _lexicon().named.items()
+        for name, pattern in names.items()
+        for m in pattern.finditer(text)
+    )
+
+
 def first_named(text: str, kind: str) -> tuple[str, str] | None:
     """(name, the words as written) of the first group of `kind` that `text` mentions, or None."""
     found = [
