@@ -58,12 +58,25 @@ def user_bubble(text: str) -> str:
     return _md_text(text)
 
 
+def searched_line(answer: dict) -> str:
+    """The line "Searched for: …" when the policies were searched with other words than the
+    message's own (a follow-up made self-contained, a spelling corrected), else ""."""
+    searched = answer.get("rewritten_query") or ""
+    if not searched or answer.get("decision") not in ("answer", "abstain", "clarify"):
+        return ""
+    return "_Searched for: " + _md_text(searched) + "_"
+
+
 def answer_bubble(answer: dict, notes: list[str] | None = None) -> str:
-    """The assistant's chat message: a label for abstain/clarify/memory, the text, any notes."""
+    """The assistant's chat message: a label for abstain/clarify/memory, what was searched when it
+    differs from the message, the text, any notes."""
     parts = []
     label = _LABELS.get(answer.get("decision", ""), "")
     if label:
         parts.append(f"**{esc(label)}**")
+    searched = searched_line(answer)
+    if searched:
+        parts.append(searched)
     parts.append(_md_text(answer.get("text", "")))
     if notes:
         parts.append("_" + _md_text(" ".join(notes)) + "_")
