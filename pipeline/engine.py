@@ -34,6 +34,7 @@ from pipeline.language import glossary
 from pipeline.language.instructions import action_refusal, instructions_only, is_action_request, set_aside_instructions
 from pipeline.language.question import Question, analyse_question
 from pipeline.language.question_parts import QuestionPart
+from pipeline.language.spelling import Correction, SpellingCorrector
 from pipeline.language.text import canonical_terms
 from pipeline.retrieve.chroma_client import open_chroma
 from pipeline.retrieve.hybrid import fuse
@@ -121,6 +122,7 @@ class AnswerEngine:
         self.generator = build_generator(config)
         self.top_k = config.top_k
         self.fusion_pool = config.fusion_pool
+        self._speller: tuple[object, SpellingCorrector] | None = None
 
     def _answerability(self, config: Config) -> AnswerabilityCoverage | None:
         """The learned coverage, unless the rules are asked for (or no trained file exists)."""
@@ -199,6 +201,16 @@ class AnswerEngine:
             )
 
     # -- asking ---------------------------------------------------------------------------------
+    def correct_spelling(self, text: str) -> Correction:
+        """`text` with the words the corpus does not know corrected to ones it does
+        (pipeline.language.spelling), over the active chunks' current vocabulary."""
+        words = self.stats.words
+        speller = self._speller
+        if speller is None or speller[0] is not words:  # the vocabulary changed: a new corrector
+            speller = (words, SpellingCorrector(words, self.stats.knows))
+            self._speller = speller
+        return speller[1].correct(text)
+
     def retrieve(self, query: str) -> tuple[list[NodeWithScore], dict[str, float]]:
         nodes, timings, _ = self._retrieve(query)
         return nodes, timings
@@ -249,8 +261,10 @@ class AnswerEngine:
             answer = Answer(text=problem, decision="abstain", reason="input refused", query=question[:200])
             answer.timings_ms["total"] = _ms(started)
             return answer
+        # A misspelt word is searched as the corpus writes it ("Searched for: …" shows it).
+        spelling = self.correct_spelling((rewritten or question).strip())
         # The message is analysed once (pipeline.language.question); every step below reads that record.
-        message = analyse_question((rewritten or question).strip())
+        message = analyse_question(spelling.text)
         if is_action_request(message.sentences if message.text == question else question):
             return self._declined(question, action_refusal(), "a request to act, not a question", started)
         query, set_aside = set_aside_instructions(message.sentences)
@@ -277,6 +291,8 @@ class AnswerEngine:
         )
         if set_aside:
             answer.reason += f"; set aside {len(set_aside)} instruction sentence(s) in the message"
+        if spelling.changed:
+            answer.reason += f"; spelling corrected: {spelling.describe()}"
         t = time.perf_counter()
         if log:
             append_query_log(self.config.query_log_path, answer, actor=actor, session=session)

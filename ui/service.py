@@ -126,7 +126,9 @@ class WarrantService:
                 reason="greeting",
             )
         else:
-            rewritten = self.memory.rewrite(identity, session_id, text)
+            # Spelling first, so the follow-up rewrite reads the words as the corpus writes them.
+            spelled = self.engine.correct_spelling(text).text
+            rewritten = self.memory.rewrite(identity, session_id, spelled) or (spelled if spelled != text else "")
             answer = self.engine.ask(
                 text,
                 self.memory.style(identity),
