@@ -18,6 +18,12 @@ from typing import TypedDict
 import numpy as np
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
+from pipeline.answer.direct import (
+    arrange,
+    cited_sentences,
+    direct_answer,
+    render_with_direct_answer,
+)
 from pipeline.answer.generate import build_generator
 from pipeline.answer.synthesis import ExtractiveSynthesizer
 from pipeline.answer.verify import verify
@@ -384,11 +390,17 @@ class AnswerEngine:
             )
         dropped = len(verdicts) - len(kept)
         reason = gate.reason + (f"; {dropped} unsupported sentence(s) dropped" if dropped else "")
+        # The first line states what was asked when a sentence settles it; checked like the rest.
+        direct = direct_answer(asked, kept) if gated else None
+        if direct is not None and not verify([direct.as_cited()], texts)[0].supported:
+            direct = None
+        direct, shown = arrange(direct, kept, style)
         answer = Answer(
-            text=self.synthesizer.render(kept, style),
+            text=render_with_direct_answer(direct, shown, style, self.synthesizer.render),
             decision="answer",
-            citations=self.synthesizer.citations(kept, pool),
+            citations=self.synthesizer.citations(cited_sentences(direct, shown), pool),
             reason=reason,
+            direct_answer=direct.line if direct else "",
             **common,
         )
         if gated and self.generator is not None:  # the LLM writes only after the gate said answer

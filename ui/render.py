@@ -67,6 +67,17 @@ def searched_line(answer: dict) -> str:
     return "_Searched for: " + _md_text(searched) + "_"
 
 
+def _with_direct_answer_bold(answer: dict) -> str:
+    """The answer text as Markdown, its direct-answer line (pipeline/answer/direct.py) in bold."""
+    text, direct = str(answer.get("text") or ""), str(answer.get("direct_answer") or "")
+    lead = re.fullmatch(r"(.+?)\s*\[(\d+)\]", direct)
+    prefix = "- " if text.startswith("- " + direct) else ""
+    if not lead or not text.startswith(prefix + direct):
+        return _md_text(text)
+    bold = f"{prefix}**{_md_text(lead.group(1))}** [{lead.group(2)}]"
+    return bold + _md_text(text[len(prefix + direct) :])
+
+
 def answer_bubble(answer: dict, notes: list[str] | None = None) -> str:
     """The assistant's chat message: a label for abstain/clarify/memory, what was searched when it
     differs from the message, the text, any notes."""
@@ -77,7 +88,7 @@ def answer_bubble(answer: dict, notes: list[str] | None = None) -> str:
     searched = searched_line(answer)
     if searched:
         parts.append(searched)
-    parts.append(_md_text(answer.get("text", "")))
+    parts.append(_with_direct_answer_bold(answer))
     if notes:
         parts.append("_" + _md_text(" ".join(notes)) + "_")
     notice = (answer.get("generation") or {}).get("notice")

@@ -56,8 +56,13 @@ _PREPOSITIONS = frozenset("for in during after before at on within from to with 
 _DETERMINERS = frozenset("the a an my our your their his her its this that these those".split())
 # Pronouns that refer back; "that/this/these/those" only when no subject of its own follows.
 _PRONOUNS = frozenset("it its they them their that this those these".split())
-# "is it possible to…", "when is it too late to…": the "it" stands for what follows, not for anything before.
-_DUMMY_IT = re.compile(r"\b(?:it\s+(?:is|was|'s)|(?:is|was|isn't|wasn't)\s+it)\b.*\b(?:to|that)\b", re.I)
+# "is it possible to…", "when is it too late to…", "how long does it take to…": the "it" stands
+# for what follows, not for anything before.
+_DUMMY_IT = re.compile(
+    r"\b(?:it\s+(?:is|was|'s|takes|took|costs)|(?:is|was|isn't|wasn't)\s+it|(?:does|did|will|would)\s+it\s+(?:take|cost))\b"
+    r".*\b(?:to|that)\b",
+    re.I,
+)
 # General English: words that frame a question rather than name its subject.
 _FRAME = frozenset(
     """apply applies applied applying approve approves approved decide decides decided take takes taking took
@@ -376,8 +381,8 @@ def rewrite_followup(question: str, history: list[str]) -> str:
         return ""
     how, rest, words = reading
     previous = _words(previous_text)
-    if not any(w.kind not in ("function", "pronoun") for w in previous):
-        return ""
+    if not any(w.kind in ("topic", "group") for w in previous):
+        return ""  # "what is the fee?" names no subject to carry over
     if how == "pronoun":
         at = _refers_back(words, rest)
         rewritten = _with_pronoun(previous, words, at, rest) if at is not None else ""
