@@ -98,6 +98,8 @@ class Answer:
     # The answer's first line when it states the value, name, or yes/no asked (pipeline/answer/direct.py),
     # as it stands in `text`, with its [n] marker; "" when there is none.
     direct_answer: str = ""
+    # Parts of a message of several questions that no evidence covers, as asked (pipeline/answer/parts.py).
+    uncovered_parts: list[str] = field(default_factory=list)
     # Set only when an LLM wrote (or tried to write) the answer (pipeline/answer/generate.py): mode
     # "generated" or "extractive" (fallback), notice, error kind, removed sentences with reasons.
     generation: dict | None = None
