@@ -27,6 +27,7 @@ from pipeline.answer.direct import (
 from pipeline.answer.generate import build_generator
 from pipeline.answer.parts import with_uncovered_parts
 from pipeline.answer.synthesis import ExtractiveSynthesizer
+from pipeline.answer.table_rows import read_rows
 from pipeline.answer.verify import verify
 from pipeline.gate.answerability import AnswerabilityCoverage, CoverageCombiner, answerability_model
 from pipeline.gate.support import GateResult, SupportPostprocessor
@@ -415,6 +416,8 @@ class AnswerEngine:
             )
         dropped = len(verdicts) - len(kept)
         reason = gate.reason + (f"; {dropped} unsupported sentence(s) dropped" if dropped else "")
+        # A table row reads as a row; citations keep the chunk's own words.
+        kept, as_written = read_rows(kept, texts) if gated else (kept, list)
         # The first line states what was asked when a sentence settles it; checked like the rest.
         direct = direct_answer(asked, kept) if gated else None
         if direct is not None and not verify([direct.as_cited()], texts)[0].supported:
@@ -423,7 +426,7 @@ class AnswerEngine:
         answer = Answer(
             text=render_with_direct_answer(direct, shown, style, self.synthesizer.render),
             decision="answer",
-            citations=self.synthesizer.citations(cited_sentences(direct, shown), pool),
+            citations=self.synthesizer.citations(as_written(cited_sentences(direct, shown)), pool),
             reason=reason,
             direct_answer=direct.line if direct else "",
             **common,

@@ -72,7 +72,10 @@ _AMOUNT_WORDS = frozenset(
 )
 _ANY_AMOUNT = frozenset({"money", "pct", "week#", "month", *_DURATION, "attempt", "member", "page", "word"})
 # "… and how much is the fee?": a second question in the same sentence; one line cannot answer both.
-_SECOND_ASK = re.compile(r"\band\s+(?:how|what|when|who|whom|which|where|why|can|could|is|are|do|does|will)\b", re.I)
+_SECOND_ASK = re.compile(
+    r"\band\s+(?:(?:for|by|until|in|from)\s+)?(?:how|what|when|who|whom|which|where|why|can|could|is|are|do|does|will)\b",
+    re.I,
+)
 _WHO = re.compile(r"^\s*(?:and\s+)?who\s+(\w+)", re.I)
 # Words that may stand before a quantity as part of it ("until the end of week 14", "at most 20").
 _BEFORE = frozenset(
@@ -265,16 +268,21 @@ def _value(
     text = sentence.text
     found = [(a, b, q.split(":", 1)[0]) for a, b, q in quantity_spans(text)]
     found = [(a, b, k) for a, b, k in found if not re.search(r"\bsections?\s*$", text[:a], re.I)]
-    wanted = [(a, b) for a, b, k in found if k in kinds or (k == "n" and _next_word_stem(text, b) in counted)]
+    wanted = [(a, b) for a, b, k in found if k in kinds]
+    # a bare number before the counted noun is read with it ("6 items", "20 minutes")
+    wanted += [(a, _after_next_word(text, b)) for a, b, k in found if k == "n" and _next_word_stem(text, b) in counted]
+    wanted.sort()
     if not wanted:
         return None
     start, end = wanted[0]
+    ends = dict(wanted)
     for a, b, k in found:
         if a < end:
             continue
         between = text[end:a]
         listed = k == "n" and re.fullmatch(r"\s*(?:,|,?\s+(?:and|or|to))\s*", between)
-        if (a, b) in wanted or listed:
+        if a in ends or listed:
+            b = max(b, ends.get(a, b))
             words = between.lower().replace(",", " ").split()
             if any(w not in _BEFORE and w not in ("and", "or") for w in words) or re.search(r"[;:()]", between):
                 return DirectAnswer("", sentence)  # several values apart: it says something else
@@ -285,6 +293,11 @@ def _value(
     if not span or len(span.split()) > _MAX_SPAN_WORDS or re.search(r"[;:()]|,\s(?!\d)", span):
         return DirectAnswer("", sentence)
     return DirectAnswer(span[0].upper() + span[1:], sentence)
+
+
+def _after_next_word(text: str, at: int) -> int:
+    following = re.match(r"\s*[A-Za-z]+", text[at:])
+    return at + following.end() if following else at
 
 
 def _next_word_stem(text: str, at: int) -> str:
