@@ -30,7 +30,7 @@ week 2" for "until when can I add or drop a course?".
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from pipeline.answer.synthesis import CitedSentence
@@ -51,7 +51,7 @@ from pipeline.language.word_rarity import specificity
 
 # What a question asks for, by its form (general English), and the quantity kinds that answer it
 # (pipeline.language.text.quantities; "count"/"time" add the glossary's own units).
-_DURATION = ("day", "week", "month", "year", "hour")  # with "minutes" and "seconds" (see `_counted`)
+_DURATION = ("day", "week", "month", "year", "hour")  # with "minutes" and "seconds" (see `_wanted`)
 _VALUE_QUESTIONS: tuple[tuple[re.Pattern[str], tuple[str, ...], str], ...] = (
     (re.compile(r"\bhow\s+much\b", re.I), ("money",), ""),
     (re.compile(r"\b(?:percentage|percent|what\s+share|weightage)\b|%", re.I), ("pct",), ""),
@@ -93,6 +93,13 @@ _CONDITION = re.compile(
     r"until|till|within|before|after|but|however|otherwise)\b",
     re.I,
 )
+# A sentence that says "yes" grants, allows or requires something; one that only names it ("It
+# covers … late registration, … summer term examinations") does not.
+_AFFIRMS = re.compile(
+    r"\b(?:may|can|must|shall)\b|\b(?:is|are)\s+(?:also\s+)?(?:allowed|permitted|available|eligible|required|"
+    r"entitled|compulsory|mandatory)\b",
+    re.I,
+)
 _RELATIVE = re.compile(r"\b(?:who|which|that|whose)\b", re.I)
 _CLEAR_MARGIN = 0.05  # relevance by which the sentence led with must beat one stating another value
 _SETTLES = 0.75  # share of the yes/no question's specific words the sentence must hold
@@ -121,25 +128,35 @@ class DirectAnswer:
 
 
 def direct_answer(
-    question: Question, sentences: Sequence[CitedSentence], relevance: Sequence[float] | None = None
+    question: Question,
+    sentences: Sequence[CitedSentence],
+    relevance: Sequence[float] | None = None,
+    headings: Mapping[str, str] | None = None,
 ) -> DirectAnswer | None:
     """The direct answer to `question` from the chosen `sentences`, or None when none settles it
     plainly, when they disagree (two fees, "yes" and "no") and `relevance` does not single one out
-    by a clear margin, or when the question asks several things (each part has its own sentences)."""
+    by a clear margin, or when the question asks several things (each part has its own sentences).
+    `headings`: chunk id → its document title and section heading, read with each sentence to
+    judge whether it speaks of the question ("Late registration is not available for the summer
+    term" under "Summer Term Examinations" speaks of exams)."""
     if not sentences or question.parts or _SECOND_ASK.search(question.text):
         return None
     read: Callable[[CitedSentence], DirectAnswer | None]
+    kinds, counted = _wanted(question.text)
     if question.polar and question.sentences and question.polar == question.sentences[-1]:
-        read = lambda s: _yes_or_no(question, s)  # noqa: E731
+        read = lambda s: _yes_or_no(question, s, (headings or {}).get(s.chunk_id, ""))  # noqa: E731
     elif who := _WHO.match(question.text):
         verb = who.group(1)
         read = lambda s: _name(verb, s)  # noqa: E731
-    elif kinds := _wanted_kinds(question.text):
-        counted = _counted(question.text, kinds)
+    elif kinds or counted:
         read = lambda s: _value(s, kinds, counted)  # noqa: E731
     else:
         return None
-    found = [(s, d) for s in sentences if _coverage(question, s) >= _COVERS and (d := read(s)) is not None]
+    found = [
+        (s, d)
+        for s in sentences
+        if _coverage(question, s, (headings or {}).get(s.chunk_id, "")) >= _COVERS and (d := read(s)) is not None
+    ]
     if relevance is None or len(relevance) != len(sentences):
         relevance = [0.0] * len(sentences)  # no score to tell sentences apart: they must agree
     return _agreed(found, sentences, relevance)
@@ -172,14 +189,15 @@ def _says(direct: DirectAnswer) -> tuple[str, frozenset[str]]:
     return ("" if stated else " ".join(tokens(direct.text))), stated
 
 
-def _coverage(question: Question, sentence: CitedSentence) -> float:
-    """The share of the question's specific words the sentence holds, each weighted by how specific
-    it is in English (pipeline.language.word_rarity): "revaluation" counts for more than "fee"."""
+def _coverage(question: Question, sentence: CitedSentence, heading: str = "") -> float:
+    """The share of the question's specific words the sentence (read with its `heading`) holds,
+    each weighted by how specific it is in English (pipeline.language.word_rarity): "revaluation"
+    counts for more than "fee"."""
     weights: dict[str, float] = {}
     for term, surface in question.terms_with_surface:
         if not is_generic(term):
             weights[term] = max(weights.get(term, 0.0), specificity(surface))
-    held = set(canonical_terms(sentence.text))
+    held = set(canonical_terms(f"{heading} {sentence.text}"))
     total = sum(weights.values())
     found = sum(w for t, w in weights.items() if any(_same(t, h) for h in held))
     return found / total if total else 0.0
@@ -229,21 +247,25 @@ def cited_sentences(direct: DirectAnswer | None, sentences: list[CitedSentence])
     return [direct.sentence, *(s for s in sentences if s != direct.sentence)]
 
 
-def _wanted_kinds(text: str) -> frozenset[str]:
-    low = text.lower()
-    if set(tokens(low)) & money_words():
-        return frozenset({"money"})
-    counted = re.search(r"\bhow\s+many\s+([a-z]+)", text, re.I)
-    unit = _unit_kind_of(counted.group(1)) if counted else ""
-    if unit:
-        return frozenset({unit})  # "how many times": times, not the students of the same sentence
+def _wanted(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """(the quantity kinds that answer the question, stems of the nouns a bare number may count);
+    both empty when it asks for no value. "How many times": times only, not the students of the
+    same sentence; "how many items": numbers of items; "how long": durations, minutes too."""
+    if set(tokens(text.lower())) & money_words():
+        return frozenset({"money"}), frozenset()
+    many = re.search(r"\bhow\s+many\s+([a-z]+)", text, re.I)
+    if many and (unit := _unit_kind_of(many.group(1))):
+        return frozenset({unit}), frozenset()
+    if many and (noun := _counted_noun(text)):
+        return frozenset(), frozenset({noun})
     for pattern, kinds, own in _VALUE_QUESTIONS:
         if pattern.search(text):
-            return frozenset(kinds) | (corpus_unit_kinds(own) if own else frozenset())
+            wanted = frozenset(kinds) | (corpus_unit_kinds(own) if own else frozenset())
+            return wanted, frozenset({"minut", "second"} if wanted & set(_DURATION) else ())
     amount = _AMOUNT_ASKED.search(text)
     if amount and (set(amount.group(1).lower().split()) & _AMOUNT_WORDS or _names_unit(amount.group(1))):
-        return _ANY_AMOUNT | corpus_unit_kinds("count") | corpus_unit_kinds("time")
-    return frozenset()
+        return _ANY_AMOUNT | corpus_unit_kinds("count") | corpus_unit_kinds("time"), frozenset()
+    return frozenset(), frozenset()
 
 
 def _unit_kind_of(word: str) -> str:
@@ -305,16 +327,8 @@ def _next_word_stem(text: str, at: int) -> str:
     return stem(following.group(1).lower()) if following else ""
 
 
-def _counted(question: str, kinds: frozenset[str]) -> frozenset[str]:
-    """Stems of the nouns a bare number may count in the answer: the one after "how many"
-    ("office hours" → hour), and minutes and seconds for a question about time."""
-    nouns = {_counted_noun(question)} - {""}
-    if kinds & set(_DURATION):
-        nouns |= {"minut", "second"}
-    return frozenset(nouns)
-
-
 def _counted_noun(question: str) -> str:
+    """The stem of the noun a how-many question counts ("how many peer mentors does…" → mentor)."""
     match = re.search(
         r"\bhow\s+many\s+((?:[a-z-]+\s+){0,2}?)([a-z]+)\s+(?:do|does|can|is|are|will|must|should|may|per|in|for)\b",
         question,
@@ -382,23 +396,26 @@ def _named(phrase: str, sentence: CitedSentence) -> DirectAnswer | None:
     return DirectAnswer(phrase[0].upper() + phrase[1:], sentence)
 
 
-def _yes_or_no(question: Question, sentence: CitedSentence) -> DirectAnswer | None:
+def _yes_or_no(question: Question, sentence: CitedSentence, heading: str = "") -> DirectAnswer | None:
     text = sentence.text
     if has_negation(question.polar) or _CONDITION.search(text):
         return None
     if not quantities(question.polar) <= quantities(text):
         return None  # "after week 6" asked, "week 8" stated: not a plain yes or no
     asked = {t for t, _ in question.polar_terms if not is_generic(t)}
-    if len(asked) < 2 or _coverage(question, sentence) < _SETTLES:
+    if len(asked) < 2 or _coverage(question, sentence, heading) < _SETTLES:
         return None
     negations = sum(1 for w in tokens(text) if w in {"not", "no", "never", "cannot", "nor", "none"})
     negations += text.lower().count("n't")
     if negations > 1 or (negations == 1 and _RELATIVE.search(text)):
         return None  # "a student who does not attend…": the "not" is not the answer's
     if negations == 0 and (
-        _RELATIVE.search(text) or not _states_all(question, text) or not quantities(text) <= quantities(question.polar)
+        _RELATIVE.search(text)
+        or not _AFFIRMS.search(text)
+        or not _states_all(question, text)
+        or not quantities(text) <= quantities(question.polar)
     ):
-        return None  # "Yes" only for a sentence that states the question's every word, adding no limit
+        return None  # "Yes" only for a sentence that grants or requires it in the question's every word
     word = "No." if negations == 1 else "Yes."
     return DirectAnswer(f"{word} {text}", sentence, restates_whole=True)
 

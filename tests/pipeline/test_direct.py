@@ -40,6 +40,17 @@ def test_a_yes_no_question_leads_with_no_when_the_sentence_denies_it_plainly():
     assert found.restates_whole
 
 
+def test_a_sentence_is_read_with_its_heading_and_a_mere_mention_is_no_yes():
+    question = analyse_question("Can I register late for exams for the summer term?")
+    scope = CitedSentence(
+        "It covers eligibility to register, late registration and summer term examinations.", 3, "scope"
+    )
+    assert direct_answer(question, [scope]) is None  # it names the topics, it grants nothing
+    headings = {"summer": "Examination Registration Policy. 6.2 Summer Term Examinations"}
+    found = direct_answer(question, [LATE, SUMMER, scope], headings=headings)
+    assert found is not None and found.text == "No. Late registration is not available for the summer term."
+
+
 def test_no_line_when_the_sentences_disagree_or_do_not_settle_it():
     other_fee = CitedSentence("The revaluation fee is Rs. 800 per course for backlog papers.", 2, "x")
     assert lead("What is the revaluation fee?", FEE, other_fee) == ""  # two fees: say neither
