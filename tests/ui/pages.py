@@ -35,3 +35,8 @@ def ask(page, question: str, timeout_ms: int = 60_000) -> None:
     page.fill("#warrant-message textarea", question)
     page.click("#warrant-send")
     page.wait_for_function(ANSWERED, arg=question, timeout=timeout_ms)
+
+
+def last_reply(page):
+    """The latest message of the chat (the assistant's reply once `ask` returned)."""
+    return page.locator("#warrant-chat .message-row").last
