@@ -5,18 +5,12 @@ from __future__ import annotations
 
 from pipeline.answer.synthesis import CitedSentence
 from pipeline.answer.table_rows import read_rows, row_as_read
+from tests.conftest import TINY_LIBRARY
 
-LIBRARY = """---
-doc_id: library
-title: Library Borrowing Policy
-version: 1.0
-effective_date: 2026-07-01
-owner: Chief Librarian
----
-
-# Library Borrowing Policy
-
-## 1. Loan Limits
+# The tiny corpus's library policy (its front matter and title), its sections replaced by a table.
+LIBRARY = (
+    TINY_LIBRARY[: TINY_LIBRARY.index("## 1.")]
+    + """## 1. Loan Limits
 The number of items a member may borrow and the loan period depend on the member category.
 
 | Member | Items | Loan period |
@@ -30,6 +24,7 @@ Reference books cannot be borrowed by any member.
 ## 2. Overdue Items
 A fine of Rs. 5 per day is charged for each overdue item.
 """
+)
 
 
 def test_a_row_reads_label_first_with_the_headers_it_needs():
