@@ -71,13 +71,37 @@ def user_bubble(text: str) -> str:
     return _md_text(text)
 
 
+def searched_line(answer: dict) -> str:
+    """The line "Searched for: …" when the policies were searched with other words than the
+    message's own (a follow-up made self-contained, a spelling corrected), else ""."""
+    searched = answer.get("rewritten_query") or ""
+    if not searched or answer.get("decision") not in ("answer", "abstain", "clarify"):
+        return ""
+    return "_Searched for: " + _md_text(searched) + "_"
+
+
+def _with_direct_answer_bold(answer: dict) -> str:
+    """The answer text as Markdown, its direct-answer line (pipeline/answer/direct.py) in bold."""
+    text, direct = str(answer.get("text") or ""), str(answer.get("direct_answer") or "")
+    lead = re.fullmatch(r"(.+?)\s*\[(\d+)\]", direct)
+    prefix = "- " if text.startswith("- " + direct) else ""
+    if not lead or not text.startswith(prefix + direct):
+        return _md_text(text)
+    bold = f"{prefix}**{_md_text(lead.group(1))}** [{lead.group(2)}]"
+    return bold + _md_text(text[len(prefix + direct) :])
+
+
 def answer_bubble(answer: dict, notes: list[str] | None = None) -> str:
-    """The assistant's chat message: a label for abstain/clarify/memory, the text, any notes."""
+    """The assistant's chat message: a label for abstain/clarify/memory, what was searched when it
+    differs from the message, the text, any notes."""
     parts = []
     label = _LABELS.get(answer.get("decision", ""), "")
     if label:
         parts.append(f"**{esc(label)}**")
-    parts.append(_md_text(answer.get("text", "")))
+    searched = searched_line(answer)
+    if searched:
+        parts.append(searched)
+    parts.append(_with_direct_answer_bold(answer))
     if notes:
         parts.append("_" + _md_text(" ".join(notes)) + "_")
     notice = (answer.get("generation") or {}).get("notice")

@@ -151,7 +151,9 @@ class WarrantService:
             )
             kind = "greeting"
         else:  # the engine writes this turn's line, with its stage timings
-            rewritten = self.memory.rewrite(identity, session_id, text)
+            # Spelling first, so the follow-up rewrite reads the words as the corpus writes them.
+            spelled = self.engine.correct_spelling(text).text
+            rewritten = self.memory.rewrite(identity, session_id, spelled) or (spelled if spelled != text else "")
             answer = self.engine.ask(
                 text,
                 self.memory.style(identity),

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from pipeline.answer.parts import uncovered_note
 from pipeline.evaluation.harness import build_engine, print_error
 from pipeline.ground.config import REPO_ROOT, load_config
 
@@ -49,9 +50,12 @@ def cites_gold(citations, gold: list[dict], chunk_meta: dict[str, dict]) -> bool
 
 def answer_sentences_text(answer) -> str:
     """The answer's own sentences: without the notice added when the user stated a policy change
-    (it quotes the section the claim conflicts with and offers a ticket; it answers nothing)."""
-    note = (answer.policy_claim or {}).get("note", "")
-    return answer.text.replace(note, "").strip() if note else answer.text
+    (it quotes the section the claim conflicts with and offers a ticket; it answers nothing), nor
+    the line naming the parts of the message no evidence covers (pipeline.answer.parts)."""
+    text = answer.text
+    for note in ((answer.policy_claim or {}).get("note", ""), uncovered_note(answer.uncovered_parts)):
+        text = text.replace(note, "").strip() if note else text
+    return text
 
 
 def unsupported_sentences(answer, chunk_text: dict[str, str]) -> tuple[int, int]:

@@ -104,6 +104,11 @@ class Answer:
     rewritten_query: str = ""
     nearest_sections: list[dict] = field(default_factory=list)
     clarify_options: list[dict] = field(default_factory=list)
+    # The answer's first line when it states the value, name, or yes/no asked (pipeline/answer/direct.py),
+    # as it stands in `text`, with its [n] marker; "" when there is none.
+    direct_answer: str = ""
+    # Parts of a message of several questions that no evidence covers, as asked (pipeline/answer/parts.py).
+    uncovered_parts: list[str] = field(default_factory=list)
     # Set only when an LLM wrote (or tried to write) the answer (pipeline/answer/generate.py): mode
     # "generated" or "extractive" (fallback), notice, error kind, removed sentences with reasons.
     generation: dict | None = None

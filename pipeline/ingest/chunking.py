@@ -5,10 +5,11 @@ entry a chunk, under its question, as if each question were a heading: otherwise
 are merged until a chunk has 40 words, and one chunk holds one entry's answer and the next one's
 question, so the answer is cited under the wrong question and cannot be removed on its own.
 
-A Markdown table is written out one list item a row, each cell after its column's header
-("- Work week: 4 days; Billable time: 25.5 hours"): run together, a table is one "sentence" of
-pipes that every consumer (the synthesiser, σ's sentence similarity, the verifier, claims) reads
-whole, and an answer would quote all of it; a row without its headers says nothing.
+A Markdown table (in a Markdown or a plain-text document) is written out one list item a row, each
+cell after its column's header ("- Work week: 4 days; Billable time: 25.5 hours"): run together, a
+table is one "sentence" of pipes that every consumer (the synthesiser, σ's sentence similarity,
+the verifier, claims) reads whole, and an answer would quote all of it; a row without its headers
+says nothing. `table_row_cells` reads such a row back (pipeline.answer.table_rows shows it).
 
 A chunk id is `doc_id::section-slug::content-hash`, so it is stable across runs and changes only
 when the chunk's own text (or its heading) changes.
@@ -123,6 +124,23 @@ def _table_cells(line: str) -> list[str]:
     return [cell.strip().strip("*_").strip() for cell in line.split("|")]
 
 
+_ROW_SEPARATOR = "; "
+_ROW_CELL = re.compile(r"^([^:;]{1,60}):\s+(.+)$")
+
+
+def table_row_cells(sentence: str) -> list[tuple[str, str]] | None:
+    """A table row as `_tables_as_rows` writes it, read back: [(header, cell), …] ("" for a cell
+    written without its header); None for a sentence that is not such a row. A row has at least
+    two cells, two of them after their headers."""
+    cells = []
+    for segment in sentence.strip().split(_ROW_SEPARATOR):
+        match = _ROW_CELL.match(segment.strip())
+        cells.append((match.group(1).strip(), match.group(2).strip()) if match else ("", segment.strip()))
+    if len(cells) < 2 or sum(1 for header, _ in cells if header) < 2:
+        return None
+    return cells
+
+
 def _tables_as_rows(paragraph: str) -> str:
     """A paragraph's Markdown table (a header line, a |---| rule, rows) as one list item a row,
     each cell after its header; the lines before the table are kept. Other paragraphs unchanged."""
@@ -147,12 +165,12 @@ def _tables_as_rows(paragraph: str) -> str:
             if cell
         ]
         if said:
-            rows.append("- " + "; ".join(said))
+            rows.append("- " + _ROW_SEPARATOR.join(said))
     return "\n".join(lines[:start] + rows)
 
 
 def _text_blocks(body: str, min_words: int, max_words: int) -> list[_Block]:
-    paragraphs = [p.strip() for p in re.split(r"\n\s*\n", body) if p.strip()]
+    paragraphs = [_tables_as_rows(p.strip()) for p in re.split(r"\n\s*\n", body) if p.strip()]
     return [_Block("", 0, [piece]) for p in paragraphs for piece in _paragraph_pieces(p, min_words, max_words)]
 
 

@@ -60,3 +60,21 @@ def test_support_meter_shows_sigma_against_tau_and_parts():
 def test_history_becomes_chat_messages():
     messages = history_messages([{"user_text": "fee?", "answer": CITED}])
     assert [m["role"] for m in messages] == ["user", "assistant"]
+
+
+def test_the_bubble_says_what_was_searched_when_it_differs_from_the_message():
+    rewritten = {**CITED, "query": "and the fee for that?", "rewritten_query": "the fee for *revaluation*?"}
+    bubble = answer_bubble(rewritten)
+    assert bubble.startswith("_Searched for: the fee for \\*revaluation\\*?_")
+    assert bubble.endswith("[1]")
+    assert "Searched for" not in answer_bubble(CITED)  # searched as asked: nothing to say
+    assert "Searched for" not in answer_bubble({**rewritten, "decision": "memory"})
+
+
+def test_the_direct_answer_line_is_bold_with_its_marker():
+    led = {**CITED, "text": "Rs. 500 per course [1]\n\nThe fee is Rs. 500 per course. [1]"}
+    led["direct_answer"] = "Rs. 500 per course [1]"
+    assert answer_bubble(led) == "**Rs. 500 per course** [1]\n\nThe fee is Rs. 500 per course. [1]"
+    bullets = {**led, "text": "- Rs. 500 per course [1]\n- The fee is Rs. 500 per course. [1]"}
+    assert answer_bubble(bullets).startswith("- **Rs. 500 per course** [1]\n- The fee")
+    assert "**" not in answer_bubble({**CITED, "direct_answer": "not in the text [1]"})
