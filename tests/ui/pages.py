@@ -50,6 +50,8 @@ def wait_for_text(page, selector: str, text: str, timeout_ms: int = 240_000) -> 
     page.wait_for_function(
         "([s, t]) => (document.querySelector(s) || {}).innerText?.includes(t)", arg=[selector, text], timeout=timeout_ms
     )
+
+
 def last_reply(page):
     """The latest message of the chat (the assistant's reply once `ask` returned)."""
     return page.locator("#warrant-chat .message-row").last
