@@ -13,6 +13,7 @@ from governance.audit import AuditLog, VerifyResult
 from governance.claims import detect_claim
 from governance.contradictions import closest, find_contradictions, propose_replacement
 from governance.evolution import CorpusEvolution, Hook
+from governance.feedback import FeedbackLog
 from governance.identity import Identity, PermissionDenied, require
 from governance.insights import Insights
 from governance.library import DocumentLibrary
@@ -47,6 +48,7 @@ class GovernanceService:
         self.recover()
         self.documents = DocumentLibrary(engine, audit, config)  # rolls back a half-done document change
         self.insights = Insights(engine.index, self.tickets, config.query_log_path, config.query_log_days)
+        self.feedback = FeedbackLog(config.home / "feedback.json")  # votes on answers, without names
 
     # -- chat ---------------------------------------------------------------------------------------
     def on_chat_turn(self, identity: Identity, text: str, answer: Answer) -> Answer:
@@ -100,8 +102,8 @@ class GovernanceService:
     def _claim_note(statement: str, citation: dict | None, contradictions: list[dict]) -> str:
         offer = (
             "If you believe the policy has changed, you can file this claim for review, with any proof "
-            'you have (Review tab, "My claims"). The policy as written stays in force until a reviewer '
-            "approves a change."
+            'you have ("File a claim" below the chat). The policy as written stays in force until a '
+            "reviewer approves a change."
         )
         if citation is None:
             return f'You said: "{statement}" I could not find the section this refers to. {offer}'

@@ -204,11 +204,15 @@ class AnswerEngine:
         return nodes, timings
 
     def _retrieve(
-        self, query: str, embedding: list[float] | None = None, terms: Sequence[str] | None = None
+        self,
+        query: str,
+        embedding: list[float] | None = None,
+        terms: Sequence[str] | None = None,
+        within_doc: str = "",
     ) -> tuple[list[NodeWithScore], dict[str, float], list[float]]:
         """The `top_k` chunks for `query`: the `fusion_pool` closest by cosine, re-ordered by
         fusing that rank with BM25 over the query's `terms` (pipeline.retrieve.hybrid); dense only when
-        the pool is 0."""
+        the pool is 0. `within_doc`: only that document's chunks (a clarification's chosen option)."""
         timings: dict[str, float] = {}
         if embedding is None:
             t = time.perf_counter()
@@ -216,7 +220,8 @@ class AnswerEngine:
             timings["embed"] = _ms(t)
         t = time.perf_counter()
         pool = max(self.top_k, self.fusion_pool)
-        nodes = self.index.retriever(pool).retrieve(QueryBundle(query_str=query, embedding=embedding))
+        retriever = self.index.filtered_retriever(pool, within_doc) if within_doc else self.index.retriever(pool)
+        nodes = retriever.retrieve(QueryBundle(query_str=query, embedding=embedding))
         if self.fusion_pool:
             query_terms = canonical_terms(query) if terms is None else terms
             nodes = fuse(nodes, query_terms, self.stats, self.top_k)
@@ -233,8 +238,12 @@ class AnswerEngine:
         log: bool = True,
         gated: bool = True,
         on_token: Callable[[str], None] | None = None,
+        within_doc: str = "",
     ) -> Answer:
         """Answer `question` (retrieving with `rewritten` when a follow-up was made self-contained).
+
+        `within_doc`: search that document only (a reply that picked an option of a clarifying
+        question, pipeline/answer/clarify.py).
 
         `gated=False` is the standard-RAG baseline used in evaluations: same retrieval and
         synthesiser, no support gate and no verifier, so it always answers when anything is found.
@@ -262,7 +271,7 @@ class AnswerEngine:
         t = time.perf_counter()
         embeddings = self.embed_model.query_embeddings([query, *(p.search for p in parts)])
         embed_ms = _ms(t)
-        nodes, timings, embedding = self._retrieve(query, embeddings[0], asked.terms)
+        nodes, timings, embedding = self._retrieve(query, embeddings[0], asked.terms, within_doc)
         timings = {"embed": embed_ms, **timings}
         t = time.perf_counter()
         gate = (

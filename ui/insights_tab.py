@@ -1,4 +1,5 @@
-"""The Insights tab (reviewers, admins): plots from the query log and the knowledge gaps.
+"""The Insights tab (reviewers, admins): plots from the query log, the knowledge gaps, and the
+feedback users gave on answers (`ui.feedback_panel`).
 
 Questions are shown without who asked them. Hidden from other roles, which is presentation
 only: `Insights` checks the role itself on every call.
@@ -18,6 +19,7 @@ import matplotlib.pyplot as plt
 
 from governance.identity import Identity, PermissionDenied
 from governance.insights import write_gaps_csv
+from ui.feedback_panel import build_feedback_panel
 from ui.service import WarrantService
 
 _DECISIONS = ("answer", "clarify", "abstain", "out_of_scope", "memory")
@@ -146,3 +148,4 @@ def build_insights_tab(
     if tab is not None:
         tab.select(on_refresh, None, [summary, rates, sigmas, cited, claims, gaps], api_visibility="private")
     export.click(on_export, None, [summary, csv_file], api_name="insights_gaps_csv")
+    build_feedback_panel(service, identity_of, tab, refresh)

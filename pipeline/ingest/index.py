@@ -168,9 +168,12 @@ class ChunkIndex:
     def retriever(self, top_k: int) -> ActiveChunkRetriever:
         return ActiveChunkRetriever(self, top_k)
 
-    def filtered_retriever(self, top_k: int) -> BaseRetriever:
-        filters = MetadataFilters(filters=[MetadataFilter(key="status", value=ACTIVE)])
-        return self.index.as_retriever(similarity_top_k=top_k, filters=filters)
+    def filtered_retriever(self, top_k: int, doc_id: str = "") -> BaseRetriever:
+        """Chroma's metadata-filtered search: active chunks only, and only document `doc_id` if given."""
+        filters: list[MetadataFilter | MetadataFilters] = [MetadataFilter(key="status", value=ACTIVE)]
+        if doc_id:
+            filters.append(MetadataFilter(key="doc_id", value=doc_id))
+        return self.index.as_retriever(similarity_top_k=top_k, filters=MetadataFilters(filters=filters))
 
     def deprecated_count(self) -> int:
         return len(self.collection.get(where={"status": DEPRECATED}, include=[])["ids"])
@@ -314,7 +317,7 @@ class ChunkIndex:
         paths = find_documents(folder)
         for number, path in enumerate(paths):
             if progress:
-                progress(number / max(1, len(paths)), f"reading {path.name}")
+                progress(number / max(1, len(paths)), f"reading {path.name} ({number + 1} of {len(paths)} files)")
             try:
                 doc = read_document(path, folder)
             except DocumentError as exc:

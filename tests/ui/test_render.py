@@ -52,8 +52,8 @@ def test_abstention_is_distinct_and_says_what_was_searched_and_who_to_ask():
 
 def test_support_meter_shows_sigma_against_tau_and_parts():
     html = support_html(CITED)
-    assert "σ = 0.76" in html and "τ = 0.50" in html and "coverage 1.00" in html
-    assert "below the threshold" in support_html(ABSTAIN) and "mess, menu" in support_html(ABSTAIN)
+    assert "σ = 0.76 ≥ τ = 0.50" in html and "coverage 1.00" in html
+    assert "Not enough evidence" in support_html(ABSTAIN) and "mess, menu" in support_html(ABSTAIN)
     assert "no policy search" in support_html({"decision": "memory"})
 
 
