@@ -2,8 +2,9 @@
 
 The conversation shown is always re-derived from the caller's own stored history, keyed by the
 identity of the request; the only per-browser state is the current conversation id, and the
-memory service looks that id up inside the caller's own file, so a forged id finds nothing. The
-Chatbot is an output only: no turn takes the conversation from the browser.
+memory service looks that id up inside the caller's own file, so a forged id finds nothing. No
+turn takes the conversation from the browser: what the Chatbot sends back with a question is
+ignored, and the reply shows the stored conversation.
 
 What the tab offers, each handler a thin call into `ui.service.WarrantService`:
 - a list of the caller's conversations (title from the first question, date) to reopen, "New
@@ -124,7 +125,11 @@ def build_chat_tab(service: WarrantService, identity_of: Callable[[gr.Request], 
         with gr.Column(scale=1, min_width=200, elem_id="warrant-conversations-col"):
             new = gr.Button("New conversation", elem_id="warrant-new")
             conversations = gr.Radio(
-                choices=[], value=None, label="Your conversations", info="Click one to reopen it.", elem_id="warrant-conversations"
+                choices=[],
+                value=None,
+                label="Your conversations",
+                info="Click one to reopen it.",
+                elem_id="warrant-conversations",
             )
             delete = gr.Button("Delete this conversation", size="sm", variant="stop", elem_id="warrant-delete")
             confirmed = gr.Checkbox(value=False, visible=False)
@@ -206,10 +211,11 @@ def build_chat_tab(service: WarrantService, identity_of: Callable[[gr.Request], 
     every = [chatbot, session_id, support, sources, status, *side]
 
     # -- asking ------------------------------------------------------------------------------------
-    def ask(text: str, sid: str, request: gr.Request):
+    def ask(text: str, _shown: list, sid: str, request: gr.Request):
         """A generator: an LLM-written answer streams in as it is written (marked as unchecked),
         and the verified answer replaces it at the end; an extractive answer comes in one step.
-        The conversation shown is the caller's stored one for `sid`, plus this turn."""
+        The conversation shown is the caller's stored one for `sid`, plus this turn (what the
+        browser shows, `_shown`, is not used)."""
         asked = [{"role": "user", "content": user_bubble(text)}]
 
         def reply(content: str) -> tuple:
@@ -241,7 +247,7 @@ def build_chat_tab(service: WarrantService, identity_of: Callable[[gr.Request], 
                     if clarify_options(answer):
                         messages[-1]["options"] = clarify_options(answer)
                 yield (
-                    gr.Chatbot(value=messages, feedback_value=feedback_values(turns)),
+                    messages,  # the plain messages: the `ask` API returns them as they are
                     "",
                     value.session_id,
                     support_html(answer),
@@ -257,19 +263,19 @@ def build_chat_tab(service: WarrantService, identity_of: Callable[[gr.Request], 
 
     def pick_option(sid: str, event: gr.SelectData, request: gr.Request):
         """A click on a clarifying question's option: sent as the reply that picks it."""
-        yield from ask(str(event.value or ""), sid, request)
+        yield from ask(str(event.value or ""), [], sid, request)
 
     def pick_example(sid: str, event: gr.SelectData, request: gr.Request):
         value = event.value if isinstance(event.value, dict) else {"text": str(event.value or "")}
-        yield from ask(str(value.get("text") or ""), sid, request)
+        yield from ask(str(value.get("text") or ""), [], sid, request)
 
     outputs = [chatbot, message, session_id, support, sources]
     # Every way of sending a turn shares one limit: they are the same kind of work.
     limit: _Concurrency = {"concurrency_limit": service.config.chat_concurrency, "concurrency_id": "chat-turn"}
-    send.click(ask, [message, session_id], outputs, api_name="ask", **limit).then(
+    send.click(ask, [message, chatbot, session_id], outputs, api_name="ask", **limit).then(
         after_turn, [session_id], side, api_visibility="private"
     )
-    message.submit(ask, [message, session_id], outputs, api_visibility="private", **limit).then(
+    message.submit(ask, [message, chatbot, session_id], outputs, api_visibility="private", **limit).then(
         after_turn, [session_id], side, api_visibility="private"
     )
     chatbot.option_select(pick_option, [session_id], outputs, api_visibility="private", **limit).then(

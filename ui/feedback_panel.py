@@ -15,18 +15,19 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+from matplotlib.ticker import MaxNLocator
 
 from governance.feedback import FeedbackEntry, votes_by_day
 from governance.identity import Identity, PermissionDenied
 from ui.service import WarrantService
 
-_DOWN_HEADERS = ["when", "question", "reply", "comment", "decision", "σ"]
+_DOWN_HEADERS = ["when", "question", "comment", "reply", "decision", "σ"]
 
 
-def helpful_plot(entries: list[FeedbackEntry]):
-    """Share of thumbs up per day, with the number of votes above each bar."""
+def votes_plot(entries: list[FeedbackEntry]):
+    """Votes per day, thumbs up stacked on thumbs down, with the share of helpful answers on top."""
     fig, ax = plt.subplots(figsize=(6, 3.2), dpi=90)
-    ax.set_title("Helpful answers per day (share of votes)", fontsize=11)
+    ax.set_title("Votes on answers per day (share helpful above)", fontsize=11)
     days = votes_by_day(entries)
     if not days:
         ax.text(0.5, 0.5, "no votes yet", ha="center", va="center", transform=ax.transAxes, color="grey")
@@ -34,12 +35,19 @@ def helpful_plot(entries: list[FeedbackEntry]):
         ax.set_yticks([])
         return fig
     labels = list(days)
-    totals = [days[d]["up"] + days[d]["down"] for d in labels]
-    shares = [days[d]["up"] / t for d, t in zip(labels, totals, strict=True)]
-    bars = ax.bar(labels, shares, color="#2da44e", width=0.6)
-    for bar, total in zip(bars, totals, strict=True):
-        ax.annotate(f"{total} votes", (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center", fontsize=7)
-    ax.set_ylim(0, 1.15)
+    up = [days[d]["up"] for d in labels]
+    down = [days[d]["down"] for d in labels]
+    ax.bar(labels, up, color="#2da44e", width=0.6, label="helpful")
+    bars = ax.bar(labels, down, bottom=up, color="#cf222e", width=0.6, label="not helpful")
+    for bar, u, d in zip(bars, up, down, strict=True):
+        top = bar.get_y() + bar.get_height()
+        ax.annotate(
+            f"{u / (u + d):.0%}", (bar.get_x() + bar.get_width() / 2, top), ha="center", va="bottom", fontsize=8
+        )
+    ax.set_ylim(0, max(u + d for u, d in zip(up, down, strict=True)) * 1.25)
+    ax.set_xlim(-1, len(labels))  # a single day is one bar, not the whole width
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.legend(fontsize=8, loc="upper left")
     ax.tick_params(axis="x", labelrotation=30, labelsize=8)
     fig.tight_layout()
     return fig
@@ -58,7 +66,7 @@ def feedback_summary(entries: list[FeedbackEntry]) -> str:
 
 def down_rows(entries: list[FeedbackEntry]) -> list[list]:
     return [
-        [e.when, e.question, e.answer, e.comment, e.decision, "" if e.sigma is None else round(e.sigma, 3)]
+        [e.when, e.question, e.comment, e.answer, e.decision, "" if e.sigma is None else round(e.sigma, 3)]
         for e in entries
         if e.vote == "down"
     ]
@@ -72,9 +80,12 @@ def build_feedback_panel(
 ) -> None:
     """Build inside the Insights tab; refreshed when `tab` is opened and when `refresh` is clicked."""
     feedback = service.governance.feedback
-    gr.Markdown("### Feedback on answers\nThumbs up or down from users, with their comments (never their names).")
+    gr.Markdown(
+        "### Feedback on answers\nThumbs up or down from users, with their comments (never their names).",
+        elem_id="warrant-feedback-heading",
+    )
     summary = gr.Markdown("", elem_id="warrant-feedback-summary")
-    plot = gr.Plot(label="Helpful answers over time")
+    plot = gr.Plot(label="Votes over time")
     down = gr.Dataframe(
         headers=_DOWN_HEADERS, interactive=False, wrap=True, label="Down-voted replies", elem_id="warrant-feedback-down"
     )
@@ -86,7 +97,7 @@ def build_feedback_panel(
             entries = feedback.entries(identity_of(request))
         except PermissionDenied as exc:
             return str(exc), None, gr.update()
-        figure = helpful_plot(entries)
+        figure = votes_plot(entries)
         plt.close("all")
         return feedback_summary(entries), figure, down_rows(entries) or [[""] * len(_DOWN_HEADERS)]
 

@@ -8,7 +8,7 @@ question narrowed to the picked option, which the engine then searches within th
 document only (`AnswerEngine.ask(..., within_doc=...)`).
 
 Options are told apart by the words only one of them has (words every option shares, such as
-"fee" after "fees?", pick nothing). Ordinals are a closed set of English words written out
+"fee" after "fees?", pick nothing); a reply with a word that no option has is a new question. Ordinals are a closed set of English words written out
 here: a number-word library would add a dependency for nine words.
 """
 
@@ -24,6 +24,8 @@ MAX_CHOICE_WORDS = 6
 _ORDINALS = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3, "4th": 3, "fifth": 4}
 _NUMBER_REPLY = re.compile(r"^\s*(?:option|number|no\.?|#)?\s*(\d{1,2})\s*[.)]?\s*$", re.I)
 _LAST = re.compile(r"\b(last|final)\b", re.I)
+# Words a reply may use to point at an option besides the option's own words.
+_CHOICE_WORDS = " ".join([*_ORDINALS, "last", "final", "option", "choice", "mean", "meant", "about"])
 
 
 def option_label(option: dict) -> str:
@@ -48,17 +50,18 @@ def pick_option(reply: str, options: list[dict]) -> int | None:
     if number:
         i = int(number.group(1)) - 1
         return i if 0 <= i < len(options) else None
-    words = tokens(reply)
     content = term_set(reply)
-    if len(content) > MAX_CHOICE_WORDS:
+    if not content or len(content) > MAX_CHOICE_WORDS:
         return None
-    ordinal = [_ORDINALS[w] for w in words if w in _ORDINALS]
+    option_terms = [term_set(option_label(o)) for o in options]
+    if content - set().union(*option_terms) - term_set(_CHOICE_WORDS):
+        return None  # a word of no option ("what is the *late* fee for withdrawal?"): a new question
+    ordinal = [_ORDINALS[w] for w in tokens(reply) if w in _ORDINALS]
     if _LAST.search(reply):
         ordinal.append(len(options) - 1)
-    if len(set(ordinal)) == 1 and ordinal[0] < len(options):
-        return ordinal[0]
-    option_terms = [term_set(option_label(o)) for o in options]
-    shared = set.intersection(*option_terms) if option_terms else set()
+    if ordinal:
+        return ordinal[0] if len(set(ordinal)) == 1 and ordinal[0] < len(options) else None
+    shared = set.intersection(*option_terms)
     scores = [len((content & terms) - shared) for terms in option_terms]
     best = max(scores)
     if best == 0 or scores.count(best) > 1:

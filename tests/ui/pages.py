@@ -35,3 +35,22 @@ def ask(page, question: str, timeout_ms: int = 60_000) -> None:
     page.fill("#warrant-message textarea", question)
     page.click("#warrant-send")
     page.wait_for_function(ANSWERED, arg=question, timeout=timeout_ms)
+
+
+# True once the chat shows no message (a new, empty conversation: the welcome and the examples).
+EMPTY_CHAT = "() => document.querySelectorAll('#warrant-chat .message-row').length === 0"
+
+
+def new_conversation(page, timeout_ms: int = 30_000) -> None:
+    """Click "New conversation" and wait for the empty chat."""
+    page.click("#warrant-new")
+    page.wait_for_function(EMPTY_CHAT, timeout=timeout_ms)
+
+
+def last_reply(page) -> str:
+    """The text of the chat's latest message (the assistant's reply after `ask`)."""
+    return page.locator("#warrant-chat .message-row").last.inner_text()
+
+
+def open_tab(page, name: str) -> None:
+    page.get_by_role("tab", name=name).first.click()
