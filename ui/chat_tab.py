@@ -58,6 +58,15 @@ _CONFIRM_DELETE = (
 )
 
 
+# The clipboard API needs a secure context (https or localhost); elsewhere the older copy command.
+_COPY = """(text) => {
+  if (navigator.clipboard && window.isSecureContext) { return navigator.clipboard.writeText(text); }
+  const area = document.createElement('textarea');
+  area.value = text; document.body.appendChild(area); area.select();
+  document.execCommand('copy'); area.remove();
+}"""
+
+
 class _Concurrency(TypedDict):
     """The keyword arguments that put a Gradio event in a concurrency group."""
 
@@ -142,7 +151,7 @@ def build_chat_tab(service: WarrantService, identity_of: Callable[[gr.Request], 
                 elem_id="warrant-chat",
                 placeholder=welcome_line(),
                 feedback_options=("Like", "Dislike"),
-                buttons=["copy"],
+                buttons=[],  # no share (it posts to Hugging Face); "Copy answer with citations" copies
             )
             with gr.Row(visible=False, elem_id="warrant-feedback-row") as feedback_row:
                 comment = gr.Textbox(
@@ -362,7 +371,7 @@ def build_chat_tab(service: WarrantService, identity_of: Callable[[gr.Request], 
         feedback_outputs,
         api_visibility="private",
     )
-    copy.click(None, [copy_text], None, js="(text) => navigator.clipboard.writeText(text)")
+    copy.click(None, [copy_text], None, js=_COPY)
 
     def restore(request: gr.Request):
         """Page load: the caller's current conversation, and the panels for its last reply."""

@@ -99,15 +99,23 @@ def _linked_markers(text: str, citations: list[dict]) -> str:
     return re.sub(r"\[(\d+)\]", link, text)
 
 
+def _one_line(text: object) -> str:
+    """Escaped and on one line: inside the bubble's Markdown, an HTML block ends at a blank line,
+    and what followed one in a quote would be read as Markdown (a link, an image)."""
+    return esc(" ".join(str(text if text is not None else "").split()))
+
+
 def inline_sources(answer: dict) -> str:
-    """The cited evidence, collapsed, for inside the chat bubble (shown on narrow screens)."""
+    """The cited evidence, collapsed, for inside the chat bubble (shown on narrow screens): one
+    line of HTML, so none of the documents' text is read as Markdown."""
     citations = [c for c in answer.get("citations") or [] if c.get("chunk_id")]
     if answer.get("decision") != "answer" or not citations:
         return ""
     items = "".join(
         f"<div class='warrant-card warrant-source'><a href='{esc(document_link(c.get('chunk_id')))}' target='_blank'>"
-        f"[{esc(c.get('n'))}] {esc(c.get('title'))}</a> <span class='warrant-muted'>{esc(c.get('section'))}</span>"
-        f"<div class='warrant-quote'>“{esc(c.get('quote'))}”</div></div>"
+        f"[{_one_line(c.get('n'))}] {_one_line(c.get('title'))}</a> "
+        f"<span class='warrant-muted'>{_one_line(c.get('section'))}</span>"
+        f"<div class='warrant-quote'>“{_one_line(c.get('quote'))}”</div></div>"
         for c in citations
     )
     return f"<details class='warrant-inline-sources'><summary>Sources ({len(citations)})</summary>{items}</details>"

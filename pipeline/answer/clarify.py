@@ -8,7 +8,8 @@ question narrowed to the picked option, which the engine then searches within th
 document only (`AnswerEngine.ask(..., within_doc=...)`).
 
 Options are told apart by the words only one of them has (words every option shares, such as
-"fee" after "fees?", pick nothing); a reply with a word that no option has is a new question. Ordinals are a closed set of English words written out
+"fee" after "fees?", pick nothing); a reply with a word that no option has, or one that opens like
+a question ("When is the deadline?"), is a new question. Ordinals are a closed set of English words written out
 here: a number-word library would add a dependency for nine words.
 """
 
@@ -24,6 +25,13 @@ MAX_CHOICE_WORDS = 6
 _ORDINALS = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3, "4th": 3, "fifth": 4}
 _NUMBER_REPLY = re.compile(r"^\s*(?:option|number|no\.?|#)?\s*(\d{1,2})\s*[.)]?\s*$", re.I)
 _LAST = re.compile(r"\b(last|final)\b", re.I)
+# A reply that opens like a question asks a new one ("When is the deadline?" after "What is the
+# fee?" shares a word with an option "Deadline and Fee", and is still a question of its own).
+_ASKS = re.compile(
+    r"^\s*(what|when|where|which|who|whom|whose|why|how|can|could|do|does|did|is|are|was|were|will|would|"
+    r"should|may|must|shall)\b",
+    re.I,
+)
 # Words a reply may use to point at an option besides the option's own words.
 _CHOICE_WORDS = " ".join([*_ORDINALS, "last", "final", "option", "choice", "mean", "meant", "about"])
 
@@ -51,7 +59,7 @@ def pick_option(reply: str, options: list[dict]) -> int | None:
         i = int(number.group(1)) - 1
         return i if 0 <= i < len(options) else None
     content = term_set(reply)
-    if not content or len(content) > MAX_CHOICE_WORDS:
+    if not content or len(content) > MAX_CHOICE_WORDS or _ASKS.match(reply):
         return None
     option_terms = [term_set(option_label(o)) for o in options]
     if content - set().union(*option_terms) - term_set(_CHOICE_WORDS):

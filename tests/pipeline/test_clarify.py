@@ -38,6 +38,7 @@ def test_a_reply_picks_an_option_by_words_number_or_click(reply, picked):
         "What is the late fee for withdrawal?",  # "late" is in no option: a new question
         "What is the fee in the second semester?",  # an ordinal inside a question of its own
         "4",  # no fourth option
+        "When is the deadline?",  # shares "deadline" with an option, but asks a question of its own
         "How many courses can I apply for revaluation in one examination session?",
     ],
 )

@@ -146,3 +146,10 @@ def test_copying_an_answer_keeps_its_citations_as_text():
     text = answer_as_text(LINKED)
     assert text.startswith("The fee is Rs. 500 per course. [1]")
     assert "Sources:\n[1] Fees <b>Policy</b>, 2. Fee: “<script>x()</script>”" in text  # plain text, not markup
+
+
+def test_a_quote_with_a_blank_line_cannot_turn_document_text_into_markdown_in_the_bubble():
+    quote = "The fee is Rs. 500.\n\n[click here](http://evil.example) ![x](http://evil.example/x.png)"
+    bubble = answer_bubble({**LINKED, "citations": [{**LINKED["citations"][0], "quote": quote}]})
+    details = bubble[bubble.index("<details") :]
+    assert "\n" not in details and "[click here](http://evil.example)" in details  # one HTML block: not Markdown
