@@ -232,7 +232,8 @@ def build_chat_tab(service: WarrantService, identity_of: Callable[[gr.Request], 
 
         try:
             identity = identity_of(request)
-            asked = [*history_messages(service.conversation(identity, sid)), *asked]
+            stored = service.conversation(identity, sid)
+            asked = [*history_messages(stored), *asked]
         except PermissionDenied as exc:
             yield reply(user_bubble(str(exc)))
             return
@@ -251,10 +252,12 @@ def build_chat_tab(service: WarrantService, identity_of: Callable[[gr.Request], 
                 answer = value.answer.to_dict()
                 turns = service.conversation(identity, value.session_id)
                 messages: list[Any] = history_messages(turns)
-                if messages:  # this turn's one-line confirmations ("Noted: …") are shown with it
-                    messages[-1]["content"] = answer_bubble(answer, value.notes)
-                    if clarify_options(answer):
-                        messages[-1]["options"] = clarify_options(answer)
+                if len(turns) <= len(stored):  # not a turn that is kept ("please type a question")
+                    messages = [*asked, {"role": "assistant", "content": answer_bubble(answer)}]
+                # This turn's one-line confirmations ("Noted: …") are shown with it.
+                messages[-1]["content"] = answer_bubble(answer, value.notes)
+                if clarify_options(answer):
+                    messages[-1]["options"] = clarify_options(answer)
                 yield (
                     messages,  # the plain messages: the `ask` API returns them as they are
                     "",
