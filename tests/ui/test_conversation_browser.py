@@ -4,7 +4,8 @@ the first screen and tabs that load when opened (10), the meter in plain words (
 evidence on a phone (12). Each test uses an account of its own, created by the admin over HTTP,
 so one test's conversations, preferences and votes never meet another's.
 
-Screenshots go to tests/artifacts/ (the README's in docs/ are copies of these).
+Screenshots go to tests/artifacts/ under the names the README's copies in docs/ have
+(screenshot.png, conversations.png, document-view.png, chat-mobile.png, insights-feedback.png).
 """
 
 from __future__ import annotations
@@ -106,6 +107,23 @@ def test_a_reply_that_picks_a_clarifying_option_answers_the_question_for_it(brow
     page.wait_for_function(ANSWERED, arg=label, timeout=60_000)
     assert "Rs. 500" in last_reply(page) and "Which policy" not in last_reply(page)
     assert "Revaluation and Answer-Script" in page.inner_text("#warrant-sources .warrant-source")
+
+    new_conversation(page)
+    ask(page, "fees?")
+    options = page.locator("#warrant-chat button.option")
+    options.first.wait_for(timeout=UI_TIMEOUT)
+    second = options.nth(1).inner_text().split(",")[0].strip()  # the second option's policy title
+    rows = page.locator("#warrant-chat .message-row").count()
+    page.fill("#warrant-message textarea", "2")  # a reply by number (`ask` waits on text, and "2" is in many)
+    page.click("#warrant-send")
+    page.wait_for_function(
+        "n => { const r = document.querySelectorAll('#warrant-chat .message-row');"
+        " return r.length >= n + 2 && r[r.length - 1].innerText.trim().length > 0; }",
+        arg=rows,
+        timeout=60_000,
+    )
+    assert "Which policy do you mean?" not in last_reply(page) and "[1]" in last_reply(page)
+    assert second in page.inner_text("#warrant-sources .warrant-source"), (second, page.inner_text("#warrant-sources"))
     page.close()
 
 
@@ -188,7 +206,7 @@ def test_a_citation_opens_its_document_at_the_highlighted_passage_and_copies_wit
     marker = page.locator("#warrant-chat a.warrant-cite").first
     marker.wait_for(timeout=UI_TIMEOUT)
     assert marker.inner_text() == "[1]" and "/document?chunk=" in (marker.get_attribute("href") or "")
-    _shot(page, "chat.png")
+    _shot(page, "screenshot.png")  # docs/screenshot.png, the README's first picture
     with page.context.expect_page() as opened:
         marker.click()
     document = opened.value
