@@ -3,8 +3,9 @@
 The conversation shown is always re-derived from the caller's own stored history, keyed by the
 identity of the request; the only per-browser state is the current conversation id, and the
 memory service looks that id up inside the caller's own file, so a forged id finds nothing. No
-turn takes the conversation from the browser: what the Chatbot sends back with a question is
-ignored, and the reply shows the stored conversation.
+turn takes the conversation from the browser: the Chatbot is an output only (no handler's input),
+so a client cannot slip a file (a `FileData` naming a server path) into it, and the reply shows
+the stored conversation.
 
 What the tab offers, each handler a thin call into `ui.service.WarrantService`:
 - a list of the caller's conversations (title from the first question, date) to reopen, "New
@@ -16,6 +17,9 @@ What the tab offers, each handler a thin call into `ui.service.WarrantService`:
 - beside the chat, the verdict in plain words (σ behind a toggle) and the sources, each opening
   its document at the passage; "Copy answer with citations"; "File a claim" when the reply
   names a conflict with what the user said (wired to the My claims tab by `ui.app`).
+
+A line under the message box tells users that unanswered questions are read, without their
+names, to improve the policies (the Insights tab's knowledge gaps).
 """
 
 from __future__ import annotations
@@ -50,6 +54,12 @@ _LOG = logging.getLogger("warrant.ui")
 _GENERIC_ERROR = "Something went wrong while answering; please try again. The error was logged."
 _DONE = object()
 STREAM_UPDATE_S = 0.1  # at most ten partial updates a second go to the browser
+# What happens to a question: said where it is asked (the Insights tab's knowledge gaps show
+# reviewers unanswered questions, without names and with obvious personal data taken out).
+PRIVACY_NOTICE = (
+    "Questions the policies cannot answer are read, without your name, by the people who keep the "
+    "policies, to improve them. Please leave personal details (ID numbers, phone, e-mail) out of your questions."
+)
 _R = TypeVar("_R")
 _VOTES = {True: "up", False: "down"}
 # Asked in the browser before anything is deleted; the handler deletes only when it says yes.
@@ -173,6 +183,7 @@ def build_chat_tab(service: WarrantService, identity_of: Callable[[gr.Request], 
             with gr.Row():
                 send = gr.Button("Ask", variant="primary", elem_id="warrant-send")
                 file_claim = gr.Button("File a claim", visible=False, elem_id="warrant-file-claim-from-chat")
+            gr.Markdown(PRIVACY_NOTICE, elem_id="warrant-privacy-note", elem_classes=["warrant-muted"])
         with gr.Column(scale=2, min_width=260):
             support = gr.HTML(support_html(None), elem_id="warrant-support")
             sources = gr.HTML(sources_html(None), elem_id="warrant-sources")
@@ -220,11 +231,10 @@ def build_chat_tab(service: WarrantService, identity_of: Callable[[gr.Request], 
     every = [chatbot, session_id, support, sources, status, *side]
 
     # -- asking ------------------------------------------------------------------------------------
-    def ask(text: str, _shown: list, sid: str, request: gr.Request):
+    def ask(text: str, sid: str, request: gr.Request):
         """A generator: an LLM-written answer streams in as it is written (marked as unchecked),
         and the verified answer replaces it at the end; an extractive answer comes in one step.
-        The conversation shown is the caller's stored one for `sid`, plus this turn (what the
-        browser shows, `_shown`, is not used)."""
+        The conversation shown is the caller's stored one for `sid`, plus this turn."""
         asked = [{"role": "user", "content": user_bubble(text)}]
 
         def reply(content: str) -> tuple:
@@ -275,19 +285,19 @@ def build_chat_tab(service: WarrantService, identity_of: Callable[[gr.Request], 
 
     def pick_option(sid: str, event: gr.SelectData, request: gr.Request):
         """A click on a clarifying question's option: sent as the reply that picks it."""
-        yield from ask(str(event.value or ""), [], sid, request)
+        yield from ask(str(event.value or ""), sid, request)
 
     def pick_example(sid: str, event: gr.SelectData, request: gr.Request):
         value = event.value if isinstance(event.value, dict) else {"text": str(event.value or "")}
-        yield from ask(str(value.get("text") or ""), [], sid, request)
+        yield from ask(str(value.get("text") or ""), sid, request)
 
     outputs = [chatbot, message, session_id, support, sources]
     # Every way of sending a turn shares one limit: they are the same kind of work.
     limit: _Concurrency = {"concurrency_limit": service.config.chat_concurrency, "concurrency_id": "chat-turn"}
-    send.click(ask, [message, chatbot, session_id], outputs, api_name="ask", **limit).then(
+    send.click(ask, [message, session_id], outputs, api_name="ask", **limit).then(
         after_turn, [session_id], side, api_visibility="private"
     )
-    message.submit(ask, [message, chatbot, session_id], outputs, api_visibility="private", **limit).then(
+    message.submit(ask, [message, session_id], outputs, api_visibility="private", **limit).then(
         after_turn, [session_id], side, api_visibility="private"
     )
     chatbot.option_select(pick_option, [session_id], outputs, api_visibility="private", **limit).then(

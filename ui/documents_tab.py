@@ -3,7 +3,8 @@ document's chunks; replace with a new version; retire and restore.
 
 Hidden from other roles, which is presentation only: every handler takes the identity from the
 request and the library checks the `ingest` permission itself. Every file path a request names
-must be an upload (`ui.uploads.uploaded_path`).
+must be an upload (`ui.uploads.uploaded_path`). What a file says of itself (its title, its name)
+is shown as text: in a code block no line of it can close, or escaped (`ui.render`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from gradio.context import Context
 from governance.identity import Identity, PermissionDenied
 from governance.library import read_upload_bytes
 from pipeline.ingest.convert import MAX_UPLOAD_BYTES, SUFFIXES
+from ui.render import code_block, md_text
 from ui.service import WarrantService
 from ui.uploads import uploaded_path
 
@@ -128,45 +130,45 @@ def build_documents_tab(service: WarrantService, identity_of: Callable[[gr.Reque
             first = prepared[0] if len(prepared) == 1 else None
             note = "Chunk audit (flags are warnings; nothing is indexed until you add):"
             return (
-                note + "\n\n```\n" + "\n".join(lines) + "\n```",
+                note + "\n\n" + code_block("\n".join(lines)),
                 "",
                 first.title if first else t,
                 first.version if first else v,
                 first.effective_date if first else d,
             )
         except (PermissionDenied, ValueError, OSError) as exc:
-            return "", f"**Not accepted:** {exc}", gr.update(), gr.update(), gr.update()
+            return "", f"**Not accepted:** {md_text(exc)}", gr.update(), gr.update(), gr.update()
 
     def on_add(value, t: str, v: str, d: str, request: gr.Request, progress=gr.Progress()):
         try:
             identity = identity_of(request)
             prepared = _prepared(identity, value, t, v, d)
             results = library.add(identity, prepared, progress=lambda f, m: progress(f, desc=m))
-            return "\n\n".join(r.message for r in results), _rows(identity), None
+            return "\n\n".join(md_text(r.message) for r in results), _rows(identity), None
         except (PermissionDenied, ValueError, OSError) as exc:
-            return f"**Nothing was added:** {exc}", gr.update(), gr.update()
+            return f"**Nothing was added:** {md_text(exc)}", gr.update(), gr.update()
 
     def on_list(request: gr.Request):
         try:
             return "", _rows(identity_of(request))
         except (PermissionDenied, ValueError) as exc:
-            return str(exc), gr.update()
+            return md_text(exc), gr.update()
 
     def on_chunks(doc: str, request: gr.Request):
         try:
             rows = library.chunks(identity_of(request), doc)
             if not rows:
-                return f"No document {doc!r}.", []
+                return md_text(f"No document {doc!r}."), []
             return "", [[r["chunk_id"], r["section"], r["version"], r["status"], r["origin"], r["words"]] for r in rows]
         except (PermissionDenied, ValueError) as exc:
-            return str(exc), gr.update()
+            return md_text(exc), gr.update()
 
     def _change(action: Callable[[Identity], str], request: gr.Request):
         try:
             identity = identity_of(request)
-            return action(identity), _rows(identity)
+            return md_text(action(identity)), _rows(identity)
         except (PermissionDenied, ValueError, OSError) as exc:
-            return f"**Nothing changed:** {exc}", gr.update()
+            return f"**Nothing changed:** {md_text(exc)}", gr.update()
 
     def on_retire(doc: str, why: str, request: gr.Request):
         return _change(lambda i: library.retire(i, doc, reason=why).message, request)
