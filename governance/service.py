@@ -12,14 +12,17 @@ from pathlib import Path
 from governance.audit import AuditLog, VerifyResult
 from governance.claims import detect_claim
 from governance.contradictions import closest, find_contradictions, propose_replacement
+from governance.critic.service import PolicyCritic
 from governance.evolution import CorpusEvolution, Hook
 from governance.feedback import FeedbackLog
+from governance.gap_resolution import GapResolver
 from governance.identity import Identity, PermissionDenied, require
 from governance.insights import Insights
 from governance.library import DocumentLibrary
 from governance.proof import ProofRefused, read_upload, store_proof
 from governance.tickets import STATUSES, Ticket, TicketStore, new_ticket_id, now_iso
 from governance.trust import trust_score
+from pipeline.ground.audience import EVERYTHING, PUBLIC, Audience
 from pipeline.ground.config import Config
 from pipeline.ground.records import Answer, Citation
 from pipeline.ground.storage import lock_for
@@ -47,7 +50,10 @@ class GovernanceService:
         self.post_check: Callable[[Ticket, dict], dict] = self._post_update_check
         self.recover()
         self.documents = DocumentLibrary(engine, audit, config)  # rolls back a half-done document change
-        self.insights = Insights(engine.index, self.tickets, config.query_log_path, config.query_log_days)
+        self.insights = Insights(
+            engine.index, self.tickets, config.query_log_path, config.query_log_days, GapResolver(engine)
+        )
+        self.critic = PolicyCritic(engine.index, engine.embed_model)  # read-only: uploads and the library
         self.feedback = FeedbackLog(config.home / "feedback.json")  # votes on answers, without names
 
     # -- chat ---------------------------------------------------------------------------------------
@@ -70,7 +76,7 @@ class GovernanceService:
         if contradictions:
             citation = _citation_dict(cited[contradictions[0]["chunk_id"]])
         else:
-            contradictions, affected = self.analyse(claim.statement)
+            contradictions, affected = self.analyse(claim.statement, identity.audience)
             if contradictions:
                 chunk = next(a for a in affected if a["chunk_id"] == contradictions[0]["chunk_id"])
                 citation = {
@@ -118,9 +124,10 @@ class GovernanceService:
         return f"Note: you described a change to what {where} says. {offer}"
 
     # -- tickets ------------------------------------------------------------------------------------
-    def analyse(self, statement: str) -> tuple[list[dict], list[dict]]:
-        """Contradictions between `statement` and the closest active chunks, and those chunks."""
-        nodes, _ = self.engine.retrieve(statement)
+    def analyse(self, statement: str, audience: Audience = PUBLIC) -> tuple[list[dict], list[dict]]:
+        """Contradictions between `statement` and the closest active chunks `audience` may read
+        (the claimant's: a claim is compared only with text its author can read), and those chunks."""
+        nodes, _ = self.engine.retrieve(statement, audience)
         hits = {hit.node.node_id: hit for hit in nodes[:ANALYSE_TOP]}
         found = []
         for hit in hits.values():
@@ -175,7 +182,7 @@ class GovernanceService:
         statement = detected.statement if detected else claim
         evidence = "\n".join(t for t in (proof_text, stored.text if stored else "") if t)
         trust = trust_score(statement, identity.role, evidence, has_proof_file=stored is not None)
-        contradictions, affected = self.analyse(statement)
+        contradictions, affected = self.analyse(statement, identity.audience)
         replacements = {
             a["chunk_id"]: propose_replacement(a["text"], [c for c in contradictions if c["chunk_id"] == a["chunk_id"]])
             for a in affected
@@ -353,9 +360,10 @@ class GovernanceService:
         """The claim's question must now retrieve a new chunk and no deprecated one, and the answer cite it."""
         new_ids = {n["id"] for n in plan["new"]}
         old_ids = {o["id"] for o in plan["old"]}
-        nodes, _ = self.engine.retrieve(ticket.statement)
+        # The system's own check: every document, whoever may read the changed one.
+        nodes, _ = self.engine.retrieve(ticket.statement, EVERYTHING)
         retrieved = [n.node.node_id for n in nodes]
-        answer = self.engine.ask(ticket.statement, log=False)
+        answer = self.engine.ask(ticket.statement, log=False, audience=EVERYTHING)
         cited = [c.chunk_id for c in answer.citations]
         problems = []
         if not new_ids & set(retrieved):

@@ -1,5 +1,6 @@
-"""The Documents tab (admins): upload and convert, check the chunk audit, add; the library with each
-document's chunks; replace with a new version; retire and restore.
+"""The Documents tab (admins): upload and convert, check the chunk audit and the critique of the text
+(ui/critique_panel.py), add; the library with each document's chunks and audience, and the critique
+of every active document; replace with a new version; retire and restore; who may read it.
 
 Hidden from other roles, which is presentation only: every handler takes the identity from the
 request and the library checks the `ingest` permission itself. Every file path a request names
@@ -18,11 +19,23 @@ from gradio.context import Context
 from governance.identity import Identity, PermissionDenied
 from governance.library import read_upload_bytes
 from pipeline.ingest.convert import MAX_UPLOAD_BYTES, SUFFIXES
+from ui.critique_panel import build_critique_panel, critique_library, critique_uploads
 from ui.render import code_block, md_text
 from ui.service import WarrantService
 from ui.uploads import uploaded_path
 
-_LIBRARY_HEADERS = ["doc_id", "title", "version", "effective date", "chunks", "status", "uploaded by", "uploaded at"]
+_LIBRARY_HEADERS = [
+    "doc_id",
+    "title",
+    "version",
+    "effective date",
+    "chunks",
+    "status",
+    "uploaded by",
+    "uploaded at",
+    "audience",
+]
+_AUDIENCE_HINT = "everyone, or the groups that may read it: hr, finance"
 _CHUNK_HEADERS = ["chunk id", "section", "version", "status", "origin", "words"]
 _LIMIT_MB = MAX_UPLOAD_BYTES // 1048576
 
@@ -64,11 +77,13 @@ def build_documents_tab(service: WarrantService, identity_of: Callable[[gr.Reque
         title = gr.Textbox(label="Title", elem_id="warrant-doc-title")
         version = gr.Textbox(label="Version", elem_id="warrant-doc-version")
         effective = gr.Textbox(label="Effective date", placeholder="YYYY-MM-DD", elem_id="warrant-doc-date")
+        audience = gr.Textbox(label="Audience", placeholder=_AUDIENCE_HINT, elem_id="warrant-doc-audience")
     preview = gr.Markdown("", elem_id="warrant-doc-preview")
     with gr.Row():
         check = gr.Button("Check files", elem_id="warrant-doc-check")
         add = gr.Button("Add to library", variant="primary", elem_id="warrant-doc-add")
     status = gr.Markdown("", elem_id="warrant-doc-status")
+    critique_note, critique_table = build_critique_panel()
 
     gr.Markdown("### Library")
     table = gr.Dataframe(headers=_LIBRARY_HEADERS, interactive=False, elem_id="warrant-doc-library")
@@ -80,6 +95,10 @@ def build_documents_tab(service: WarrantService, identity_of: Callable[[gr.Reque
         retire = gr.Button("Retire", size="sm", variant="stop", elem_id="warrant-doc-retire")
         restore = gr.Button("Restore", size="sm", elem_id="warrant-doc-restore")
         refresh = gr.Button("Refresh", size="sm", elem_id="warrant-doc-refresh")
+        critique_all = gr.Button("Critique the library", size="sm", elem_id="warrant-doc-critique-library")
+    with gr.Row():
+        readers = gr.Textbox(label="Who may read it", placeholder=_AUDIENCE_HINT, elem_id="warrant-doc-readers")
+        set_readers = gr.Button("Set audience", size="sm", elem_id="warrant-doc-set-audience")
     new_version = gr.File(
         label="New version of this document (replace)",
         type="filepath",
@@ -100,11 +119,12 @@ def build_documents_tab(service: WarrantService, identity_of: Callable[[gr.Reque
                 e.status,
                 e.uploaded_by,
                 e.uploaded_at,
+                e.audience,
             ]
             for e in library.entries(identity)
         ]
 
-    def _prepared(identity: Identity, value, t: str, v: str, d: str, doc: str = ""):
+    def _prepared(identity: Identity, value, t: str, v: str, d: str, doc: str = "", a: str = ""):
         contents = _files(value)
         single = len(contents) == 1
         return [
@@ -116,6 +136,7 @@ def build_documents_tab(service: WarrantService, identity_of: Callable[[gr.Reque
                 version=v if single else "",
                 effective_date=d if single else "",
                 doc_id=doc,
+                audience=a,
             )
             for data, name in contents
         ]
@@ -129,20 +150,22 @@ def build_documents_tab(service: WarrantService, identity_of: Callable[[gr.Reque
             lines = [line for p in prepared for line in p.audit_lines()]
             first = prepared[0] if len(prepared) == 1 else None
             note = "Chunk audit (flags are warnings; nothing is indexed until you add):"
+            critique = critique_uploads(service.governance.critic, identity, _files(value))
             return (
                 note + "\n\n" + code_block("\n".join(lines)),
                 "",
                 first.title if first else t,
                 first.version if first else v,
                 first.effective_date if first else d,
+                *critique,
             )
         except (PermissionDenied, ValueError, OSError) as exc:
-            return "", f"**Not accepted:** {md_text(exc)}", gr.update(), gr.update(), gr.update()
+            return "", f"**Not accepted:** {md_text(exc)}", gr.update(), gr.update(), gr.update(), "", []
 
-    def on_add(value, t: str, v: str, d: str, request: gr.Request, progress=gr.Progress()):
+    def on_add(value, t: str, v: str, d: str, a: str, request: gr.Request, progress=gr.Progress()):
         try:
             identity = identity_of(request)
-            prepared = _prepared(identity, value, t, v, d)
+            prepared = _prepared(identity, value, t, v, d, a=a)
             results = library.add(identity, prepared, progress=lambda f, m: progress(f, desc=m))
             return "\n\n".join(md_text(r.message) for r in results), _rows(identity), None
         except (PermissionDenied, ValueError, OSError) as exc:
@@ -153,6 +176,12 @@ def build_documents_tab(service: WarrantService, identity_of: Callable[[gr.Reque
             return "", _rows(identity_of(request))
         except (PermissionDenied, ValueError) as exc:
             return md_text(exc), gr.update()
+
+    def on_critique_library(request: gr.Request):
+        try:
+            return "", *critique_library(service.governance.critic, identity_of(request))
+        except (PermissionDenied, ValueError) as exc:
+            return md_text(exc), gr.update(), gr.update()
 
     def on_chunks(doc: str, request: gr.Request):
         try:
@@ -176,6 +205,9 @@ def build_documents_tab(service: WarrantService, identity_of: Callable[[gr.Reque
     def on_restore(doc: str, request: gr.Request):
         return _change(lambda i: library.restore(i, doc).message, request)
 
+    def on_set_audience(doc: str, who: str, request: gr.Request):
+        return _change(lambda i: library.set_audience(i, doc, who).message, request)
+
     def on_replace(doc: str, value, request: gr.Request, progress=gr.Progress()):
         def act(identity: Identity) -> str:
             ((data, name),) = _files(value)
@@ -196,15 +228,21 @@ def build_documents_tab(service: WarrantService, identity_of: Callable[[gr.Reque
     check.click(
         on_check,
         [files, title, version, effective],
-        [preview, status, title, version, effective],
+        [preview, status, title, version, effective, critique_note, critique_table],
         api_name="documents_check",
         **slow,
     )
-    add.click(on_add, [files, title, version, effective], [status, table, files], api_name="documents_add", **slow)
+    add.click(
+        on_add, [files, title, version, effective, audience], [status, table, files], api_name="documents_add", **slow
+    )
     refresh.click(on_list, None, [status, table], api_name="documents_list")
+    critique_all.click(
+        on_critique_library, None, [status, critique_note, critique_table], api_name="documents_critique", **slow
+    )
     open_doc.click(on_chunks, [doc_id], [status, chunks], api_name="documents_chunks")
     retire.click(on_retire, [doc_id, reason], [status, table], api_name="documents_retire", **slow)
     restore.click(on_restore, [doc_id], [status, table], api_name="documents_restore", **slow)
+    set_readers.click(on_set_audience, [doc_id, readers], [status, table], api_name="documents_audience", **slow)
     replace.click(on_replace, [doc_id, new_version], [status, table], api_name="documents_replace", **slow)
     table.select(on_select, [table], [doc_id], api_visibility="private")
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from pipeline.ground.audience import EVERYTHING, Audience
 from pipeline.ingest.index import ACTIVE
 
 
@@ -51,10 +52,11 @@ def _passage(node, cited_id: str) -> Passage:
     return Passage(node.node_id, str(meta.get("section", "")), node.text, _page(meta), node.node_id == cited_id)
 
 
-def document_around(index, chunk_id: str) -> DocumentView | None:
-    """The document of chunk `chunk_id` with that chunk marked, or None when no such chunk exists."""
+def document_around(index, chunk_id: str, audience: Audience = EVERYTHING) -> DocumentView | None:
+    """The document of chunk `chunk_id` with that chunk marked, or None when no such chunk exists
+    or `audience` may not read it (the same None, so a restricted document's existence stays unseen)."""
     found = index.get_nodes([chunk_id]) if chunk_id else []
-    if not found:
+    if not found or not audience.can_read(found[0].metadata):
         return None
     cited = found[0]
     meta = cited.metadata

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pipeline.ground.audience import PUBLIC, Audience, audience_metadata
 from pipeline.ground.records import Chunk
 from pipeline.ingest.index import chunk_to_node
 from pipeline.retrieve.passages import document_around
@@ -29,6 +30,17 @@ def test_a_chunk_with_a_page_shows_it_in_the_section_path(tiny_engine):
     tiny_engine.index.add_nodes([chunk_to_node(chunk, page="12")])
     view = document_around(tiny_engine.index, "handbook::rules::1")
     assert view is not None and view.section_path == ["Handbook", "4. Rules", "page 12"] and view.cited.page == "12"
+
+
+def test_a_restricted_document_opens_only_for_its_groups(tiny_engine):
+    chunk = Chunk("staff::pay::1", "staff", "Staff Pay", "1. Pay", "1", "Pay is monthly.", "1", "", "", "s.md", 0, "1")
+    node = chunk_to_node(chunk)
+    node.metadata.update(audience_metadata(["staff"]))
+    tiny_engine.index.add_nodes([node])
+    assert document_around(tiny_engine.index, "staff::pay::1", PUBLIC) is None  # as if it did not exist
+    assert document_around(tiny_engine.index, "staff::pay::1", Audience.of(["students"])) is None
+    view = document_around(tiny_engine.index, "staff::pay::1", Audience.of(["staff"]))
+    assert view is not None and view.cited.text == "Pay is monthly."
 
 
 def test_example_questions_come_from_headings_and_are_answered(tiny_engine):

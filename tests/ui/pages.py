@@ -52,5 +52,16 @@ def last_reply(page) -> str:
     return page.locator("#warrant-chat .message-row").last.inner_text()
 
 
-def open_tab(page, name: str) -> None:
-    page.get_by_role("tab", name=name).first.click()
+def open_tab(page, name: str, timeout_ms: int = 240_000) -> None:
+    """Click the tab called `name` once the logged-in page has drawn it."""
+    page.wait_for_selector("#warrant-user", timeout=timeout_ms)
+    tab = page.get_by_role("tab", name=name)
+    tab.wait_for(state="visible", timeout=timeout_ms)
+    tab.click()
+
+
+def wait_for_text(page, selector: str, text: str, timeout_ms: int = 240_000) -> None:
+    """Wait until the element at `selector` shows `text`."""
+    page.wait_for_function(
+        "([s, t]) => (document.querySelector(s) || {}).innerText?.includes(t)", arg=[selector, text], timeout=timeout_ms
+    )

@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from tests.conftest import ARTIFACTS
-from tests.ui.pages import ANSWERED, EMPTY_CHAT, ask, last_reply, new_conversation, open_tab
+from tests.ui.pages import ANSWERED, EMPTY_CHAT, ask, last_reply, new_conversation, open_tab, wait_for_text
 from tests.ui.server import DEMO_PASSWORD, call, login
 
 pytestmark = pytest.mark.browser
@@ -65,10 +65,7 @@ def _shot(page, name: str, **options) -> None:
 
 
 def _wait_text(page, selector: str, text: str, timeout: int = UI_TIMEOUT) -> None:
-    """Wait until the element `selector` exists and its text contains `text`."""
-    page.wait_for_function(
-        "([s, t]) => (document.querySelector(s) || {}).innerText?.includes(t)", arg=[selector, text], timeout=timeout
-    )
+    wait_for_text(page, selector, text, timeout)
 
 
 def _conversation_titles(page) -> list[str]:
