@@ -240,11 +240,13 @@ class AnswerEngine:
         terms: Sequence[str] | None = None,
         audience: Audience = PUBLIC,
         exclude: frozenset[str] = frozenset(),
+        within_doc: str = "",
     ) -> tuple[list[NodeWithScore], dict[str, float], list[float]]:
         """The `top_k` chunks `audience` may read for `query`: the `fusion_pool` closest by cosine
         (the audience filtered in the vector store query), re-ordered by fusing that rank with BM25
         over the query's `terms` (pipeline.retrieve.hybrid); dense only when the pool is 0. Chunks
-        in `exclude` are left out (a measurement's withheld answer)."""
+        in `exclude` are left out (a measurement's withheld answer); `within_doc`: only that
+        document's chunks (a clarification's chosen option)."""
         timings: dict[str, float] = {}
         if embedding is None:
             t = time.perf_counter()
@@ -252,7 +254,12 @@ class AnswerEngine:
             timings["embed"] = _ms(t)
         t = time.perf_counter()
         pool = max(self.top_k, self.fusion_pool) + len(exclude)
-        nodes = self.index.retriever(pool, audience).retrieve(QueryBundle(query_str=query, embedding=embedding))
+        retriever = (
+            self.index.filtered_retriever(pool, audience, within_doc)
+            if within_doc
+            else self.index.retriever(pool, audience)
+        )
+        nodes = retriever.retrieve(QueryBundle(query_str=query, embedding=embedding))
         nodes = [n for n in nodes if n.node.node_id not in exclude]
         if self.fusion_pool:
             query_terms = canonical_terms(query) if terms is None else terms
@@ -281,8 +288,12 @@ class AnswerEngine:
         gated: bool = True,
         on_token: Callable[[str], None] | None = None,
         audience: Audience = PUBLIC,
+        within_doc: str = "",
     ) -> Answer:
         """Answer `question` (retrieving with `rewritten` when a follow-up was made self-contained).
+
+        `within_doc`: search that document only (a reply that picked an option of a clarifying
+        question, pipeline/answer/clarify.py).
 
         `gated=False` is the standard-RAG baseline used in evaluations: same retrieval and
         synthesiser, no support gate and no verifier, so it always answers when anything is found.
@@ -316,7 +327,7 @@ class AnswerEngine:
         t = time.perf_counter()
         embeddings = self.embed_model.query_embeddings([query, *(p.search for p in parts)])
         embed_ms = _ms(t)
-        nodes, timings, embedding = self._retrieve(query, embeddings[0], asked.terms, audience)
+        nodes, timings, embedding = self._retrieve(query, embeddings[0], asked.terms, audience, within_doc=within_doc)
         timings = {"embed": embed_ms, **timings}
         t = time.perf_counter()
         gate = (

@@ -193,12 +193,18 @@ class ChunkIndex:
         system's own checks; a user's question passes the user's audience)."""
         return ActiveChunkRetriever(self, top_k, audience)
 
-    def filtered_retriever(self, top_k: int, audience: Audience = EVERYTHING) -> BaseRetriever:
-        readable = audience.where()
+    def filtered_retriever(self, top_k: int, audience: Audience = EVERYTHING, doc_id: str = "") -> BaseRetriever:
+        """Chroma's metadata-filtered search: active chunks `audience` may read, and only those of
+        document `doc_id` if given (a clarification's chosen option). While no chunk is restricted,
+        every active chunk is readable and only the status (and document) is filtered."""
+        readable = audience.where() if self.has_restricted() else None
         if readable is None:
-            filters = MetadataFilters(filters=[MetadataFilter(key="status", value=ACTIVE)])
-            return self.index.as_retriever(similarity_top_k=top_k, filters=filters)
-        where = {"$and": [{"status": ACTIVE}, readable]}  # nested $or: beyond MetadataFilters, so Chroma's own `where`
+            filters: list[MetadataFilter | MetadataFilters] = [MetadataFilter(key="status", value=ACTIVE)]
+            if doc_id:
+                filters.append(MetadataFilter(key="doc_id", value=doc_id))
+            return self.index.as_retriever(similarity_top_k=top_k, filters=MetadataFilters(filters=filters))
+        # nested $or: beyond MetadataFilters, so Chroma's own `where`
+        where = {"$and": [{"status": ACTIVE}, *([{"doc_id": doc_id}] if doc_id else []), readable]}
         return self.index.as_retriever(similarity_top_k=top_k, vector_store_kwargs={"where": where})
 
     def deprecated_count(self) -> int:
@@ -372,7 +378,7 @@ class ChunkIndex:
         paths = find_documents(folder)
         for number, path in enumerate(paths):
             if progress:
-                progress(number / max(1, len(paths)), f"reading {path.name}")
+                progress(number / max(1, len(paths)), f"reading {path.name} ({number + 1} of {len(paths)} files)")
             try:
                 doc = read_document(path, folder)
             except DocumentError as exc:
