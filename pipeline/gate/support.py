@@ -62,13 +62,14 @@ RULES: dict[str, str] = {
 
 def _say_different(a: str, b: str) -> bool:
     """Two answering sentences that cannot both be the answer: each states amounts, dates or counts
-    and neither's are among the other's ("Rs. 500 per course" / "Rs. 1,000"), or one says what the
-    other denies. Sentences in other words with the same values agree (restated, not different)."""
+    and they share none ("Rs. 500 per course" / "Rs. 1,000"), or one says what the other denies.
+    Sentences in other words with a value in common agree on it ("6 books for 30 days" / a table
+    row "8 items, 30 days" for a loan period): not different."""
     if restates(a, b):
         return False
     qa, qb = set(quantities(a)), set(quantities(b))
     if qa and qb:
-        return not (qa <= qb or qb <= qa)
+        return not (qa & qb)
     return bool(qa) == bool(qb) and has_negation(a) != has_negation(b) and not qa
 
 

@@ -325,6 +325,7 @@ def test_the_meter_speaks_plain_words_and_a_conflict_opens_a_prefilled_claim_for
     shown = [float(s) for s in re.findall(r"similarity ([\d.]+)", page.inner_text("#warrant-sources"))]
     assert len(shown) >= 2 and shown == sorted(shown, reverse=True)
 
+    new_conversation(page)  # after the mess menu, "fees?" would be read as a follow-up about the mess
     ask(page, "fees?")
     assert _support(page).startswith("Several policies fit") and "enough evidence to answer" not in _support(page)
 

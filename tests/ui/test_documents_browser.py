@@ -17,7 +17,7 @@ import pytest
 from tests.conftest import ARTIFACTS, TINY_FEES, TINY_LIBRARY, run_module
 from tests.documents_fixtures import RESEARCH_ETHICS, SPORTS_FACILITIES, make_docx, make_pdf
 from tests.layout_pdfs import make_scanned_policy_pdf
-from tests.ui.pages import ask, log_in, open_chat
+from tests.ui.pages import ask, log_in, new_conversation, open_chat
 from tests.ui.server import call, login, running_app
 
 pytestmark = pytest.mark.browser
@@ -89,7 +89,7 @@ def test_admin_adds_and_retires_a_document_and_insights_show_the_gap(app, browse
     admin.click("#warrant-doc-retire")
     _wait_text(admin, "#warrant-doc-status", "Retired research-ethics")
 
-    student.click("#warrant-new")
+    new_conversation(student, SLOW)  # waits for the empty chat, so what follows is this question's reply
     ask(student, ETHICS_Q, SLOW)
     student.locator("#warrant-sources .warrant-abstain").wait_for(state="visible", timeout=SLOW)
     assert "21 days" not in student.inner_text("#warrant-chat")

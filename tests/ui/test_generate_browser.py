@@ -20,15 +20,12 @@ FABRICATED = "The Registrar can waive the revaluation fee for any student who as
 
 
 def _script(request: dict) -> str:
-    """Two sentences of the revaluation evidence, reworded lightly, and one fabricated sentence."""
+    """The sentence of the revaluation evidence that answers, and one fabricated sentence. (A true
+    sentence that does not answer the question, such as the deadline, would be removed by the
+    reader's check: tests/pipeline/test_generate.py covers that.)"""
     n, record = next((n, r) for n, r in evidence_of(request) if "Rs. 500 per course" in r["text"])
-    sentences = split_sentences(record["text"])
-    fee = next(s for s in sentences if "Rs. 500 per course" in s)
-    deadline = next((s for s in sentences if "7 calendar days" in s), "")
-    lines = [f"{fee.rstrip('.')} [{n}].", f"{FABRICATED} [{n}]."]
-    if deadline:
-        lines.append(f"{deadline.rstrip('.')} [{n}].")
-    return " ".join(lines)
+    fee = next(s for s in split_sentences(record["text"]) if "Rs. 500 per course" in s)
+    return " ".join([f"{fee.rstrip('.')} [{n}].", f"{FABRICATED} [{n}]."])
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +76,7 @@ def test_answer_streams_then_the_verified_answer_replaces_it(browser, base_url):
         f"() => !({_LAST_REPLY})().includes('Writing') && ({_LAST_REPLY})().includes('[1]')", timeout=120_000
     )
     final = page.evaluate(_LAST_REPLY)
-    assert "Rs. 500 per course" in final and "7 calendar days" in final
+    assert "Rs. 500 per course" in final
     assert "Registrar" not in final
     sources = page.locator("#warrant-sources")
     assert "Written by the language model (fake-model)" in sources.inner_text()
