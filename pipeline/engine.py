@@ -18,6 +18,7 @@ from typing import TypedDict
 import numpy as np
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
+from pipeline.answer.conflicts import note_disagreements
 from pipeline.answer.generate import build_generator
 from pipeline.answer.synthesis import ExtractiveSynthesizer
 from pipeline.answer.verify import verify
@@ -377,7 +378,7 @@ class AnswerEngine:
         )
         if gated and self.generator is not None:  # the LLM writes only after the gate said answer
             answer = self.generator.rewrite(query, answer, pool, style, on_token, timings)
-        return answer
+        return note_disagreements(answer, pool, vectors)  # cited sentences that disagree are told
 
     def _part_evidence(self, part: str, embedding: list[float], gated: bool) -> list[NodeWithScore]:
         """The chunks that may add sentences for one part of a two-part question, retrieved with

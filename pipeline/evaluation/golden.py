@@ -48,9 +48,13 @@ def cites_gold(citations, gold: list[dict], chunk_meta: dict[str, dict]) -> bool
 
 def answer_sentences_text(answer) -> str:
     """The answer's own sentences: without the notice added when the user stated a policy change
-    (it quotes the section the claim conflicts with and offers a ticket; it answers nothing)."""
-    note = (answer.policy_claim or {}).get("note", "")
-    return answer.text.replace(note, "").strip() if note else answer.text
+    (it quotes the section the claim conflicts with and offers a ticket; it answers nothing), and
+    without the notice that two cited sentences disagree (it quotes them; pipeline/answer/conflicts.py)."""
+    text = answer.text
+    for note in ((answer.policy_claim or {}).get("note", ""), answer.conflict_note):
+        if note:
+            text = text.replace(note, "").strip()
+    return text
 
 
 def unsupported_sentences(answer, chunk_text: dict[str, str]) -> tuple[int, int]:
