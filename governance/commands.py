@@ -1,13 +1,15 @@
 """The command-line face of the document library and the knowledge-gap export (a contract):
 
-    python -m governance documents add FILE... [--title T] [--version V] [--home DIR]
+    python -m governance documents add FILE... [--title T] [--version V] [--file-conflicts] [--home DIR]
     python -m governance documents list [--home DIR]
-    python -m governance documents retire DOC_ID [--home DIR]
-    python -m governance documents replace DOC_ID FILE [--home DIR]
+    python -m governance documents retire DOC_ID [--reason TEXT] [--home DIR]
+    python -m governance documents replace DOC_ID FILE [--file-conflicts] [--home DIR]
     python -m governance insights gaps --home DIR --csv FILE
 
 Each acts as the `admin` account of the state directory, is audited like the Documents tab, and
-exits 1 with a one-line reason on bad input (nothing changed).
+exits 1 with a one-line reason on bad input (nothing changed). `add` and `replace` print what the
+new text contradicts in the active library (`conflict: …`); with --file-conflicts each becomes a
+ticket for reviewers, as confirming them in the Documents tab does.
 """
 
 from __future__ import annotations
@@ -31,9 +33,14 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     listing = docs.add_parser("list", help="every document with its version, chunks and status")
     retire = docs.add_parser("retire", help="deprecate every chunk of a document (kept, reversible)")
     retire.add_argument("doc_id", metavar="DOC_ID")
+    retire.add_argument("--reason", default="retired from the command line", help="kept in the audit record")
     replace = docs.add_parser("replace", help="a new version of a document; only changed chunks are embedded")
     replace.add_argument("doc_id", metavar="DOC_ID")
     replace.add_argument("file", metavar="FILE")
+    for parser in (add, replace):
+        parser.add_argument(
+            "--file-conflicts", action="store_true", help="file each contradiction found as a ticket for reviewers"
+        )
     for parser in (add, listing, retire, replace):
         parser.add_argument("--home", help="state directory (default: WARRANT_HOME or ./state)")
 
@@ -55,14 +62,14 @@ def _admin(config: Config) -> Identity:
     return Identity("local:admin", "admin", "admin")
 
 
-def _library(config: Config):
+def _governance(config: Config):
     from governance.audit import AuditLog
-    from governance.library import DocumentLibrary
+    from governance.service import GovernanceService
     from pipeline.engine import AnswerEngine
 
     config.home.mkdir(parents=True, exist_ok=True)
     engine = AnswerEngine(config)
-    return DocumentLibrary(engine, AuditLog(config.audit_path), config)
+    return GovernanceService(engine, AuditLog(config.audit_path), config)
 
 
 def _read(path: str) -> tuple[bytes, str]:
@@ -82,25 +89,45 @@ def run_documents(args: argparse.Namespace, config: Config) -> int:
     files = [args.file] if command == "replace" else getattr(args, "files", [])
     try:
         contents = [_read(f) for f in files]  # before loading anything: a missing file fails fast
-        library = _library(config)
+        governance = _governance(config)
+        library = governance.documents
         admin = _admin(config)
         if command == "list":
             _print_list(library.entries(admin))
         elif command == "retire":
-            print(library.retire(admin, args.doc_id, reason="command line").message)
+            print(library.retire(admin, args.doc_id, reason=args.reason).message)
         elif command == "add":
             prepared = [library.prepare(data, name, title=args.title, version=args.version) for data, name in contents]
             for p in prepared:
                 print("\n".join(p.audit_lines()))
-            for result in library.add(admin, prepared):
+            confirmed = _print_conflicts(library.conflicts(prepared), args.file_conflicts)
+            results, tickets = governance.add_documents(admin, prepared, confirmed)
+            for result in results:
                 print(result.message)
+            _print_tickets(tickets)
         elif command == "replace":
             data, name = contents[0]
-            print(library.replace(admin, args.doc_id, library.prepare(data, name, doc_id=args.doc_id)).message)
+            prepared = library.prepare(data, name, doc_id=args.doc_id)
+            confirmed = _print_conflicts(library.conflicts([prepared], replacing=args.doc_id), args.file_conflicts)
+            result, tickets = governance.replace_document(admin, args.doc_id, prepared, confirmed)
+            print(result.message)
+            _print_tickets(tickets)
     except (ValueError, PermissionError, OSError) as exc:  # DocumentError is a ValueError
         print(f"refused: {exc}".splitlines()[0], file=sys.stderr)
         return 1
     return 0
+
+
+def _print_conflicts(conflicts, file_them: bool) -> list[str]:
+    """Print each contradiction found; the keys of those to file as tickets."""
+    for c in conflicts:
+        print(f"conflict: {c.label()}")
+    return [c.key for c in conflicts] if file_them else []
+
+
+def _print_tickets(tickets) -> None:
+    for t in tickets:
+        print(f"filed {t.ticket_id} for reviewers: {t.claim}")
 
 
 def _print_list(entries) -> None:

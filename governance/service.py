@@ -6,7 +6,7 @@ role here, on the server, before doing anything; hiding a tab is presentation, n
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,7 +17,7 @@ from governance.contradictions import closest, find_contradictions, propose_repl
 from governance.evolution import CorpusEvolution, Hook
 from governance.identity import Identity, PermissionDenied, require
 from governance.insights import Insights
-from governance.library import DocumentLibrary
+from governance.library import ChangeResult, DocumentLibrary, PreparedDocument, Progress
 from governance.proof import ProofRefused, read_upload, store_proof
 from governance.rule_search import find_rule_statements
 from governance.tickets import STATUSES, Ticket, TicketStore, new_ticket_id, now_iso
@@ -385,6 +385,35 @@ class GovernanceService:
             what=conflict.what,
         )
         return ticket
+
+    # -- documents and the conflicts they bring ----------------------------------------------------
+    def add_documents(
+        self,
+        identity: Identity,
+        prepared: list[PreparedDocument],
+        confirmed: Iterable[str] = (),
+        progress: Progress | None = None,
+    ) -> tuple[list[ChangeResult], list[Ticket]]:
+        """Add documents; each conflict the admin confirmed (by `Conflict.key`, as the check step
+        listed them) becomes a ticket for reviewers."""
+        keys = set(confirmed)
+        conflicts = [c for c in self.documents.conflicts(prepared) if c.key in keys] if keys else []
+        results = self.documents.add(identity, prepared, progress)
+        return results, [self.file_conflict_ticket(identity, c) for c in conflicts]
+
+    def replace_document(
+        self,
+        identity: Identity,
+        doc_id: str,
+        prepared: PreparedDocument,
+        confirmed: Iterable[str] = (),
+        progress: Progress | None = None,
+    ) -> tuple[ChangeResult, list[Ticket]]:
+        """Replace a document by a new version; confirmed conflicts become tickets, as for `add_documents`."""
+        keys = set(confirmed)
+        conflicts = [c for c in self.documents.conflicts([prepared], replacing=doc_id) if c.key in keys] if keys else []
+        result = self.documents.replace(identity, doc_id, prepared, progress)
+        return result, [self.file_conflict_ticket(identity, c) for c in conflicts]
 
     def _decidable(self, identity: Identity, ticket_id: str, doing: str) -> Ticket:
         ticket = self.get_ticket(identity, ticket_id)
