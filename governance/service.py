@@ -386,6 +386,23 @@ class GovernanceService:
         )
         return ticket
 
+    def versions_after(self, identity: Identity, ticket_id: str) -> dict[str, dict]:
+        """What an approved ticket left active: affected chunk id (or, for an added section, the
+        new chunk's id) → {"chunk_id", "text", "version"} of the version now in force."""
+        ticket = self.get_ticket(identity, ticket_id)
+        out: dict[str, dict] = {}
+        for node in self.engine.index.get_nodes(ticket.new_chunk_ids):
+            meta = node.metadata
+            out[str(meta.get("supersedes") or node.node_id)] = {
+                "chunk_id": node.node_id,
+                "text": node.get_content(),
+                "version": str(meta.get("version", "")),
+                "status": str(meta.get("status", "")),
+                "section": str(meta.get("section", "")),
+                "title": str(meta.get("title", "")),
+            }
+        return out
+
     # -- documents and the conflicts they bring ----------------------------------------------------
     def add_documents(
         self,
