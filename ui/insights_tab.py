@@ -1,4 +1,5 @@
-"""The Insights tab (reviewers, admins): plots from the query log and the knowledge gaps.
+"""The Insights tab (reviewers, admins): plots from the query log, the knowledge gaps and the open
+conflicts between documents.
 
 Questions are shown without who asked them. Hidden from other roles, which is presentation
 only: `Insights` checks the role itself on every call.
@@ -22,6 +23,7 @@ from ui.service import WarrantService
 
 _DECISIONS = ("answer", "clarify", "abstain", "out_of_scope", "memory")
 _GAP_HEADERS = ["group", "size", "example questions", "nearest section"]
+_CONFLICT_HEADERS = ["sections", "what differs", "sentences", "seen in answers", "last seen", "ticket"]
 
 
 def _figure(title: str):
@@ -112,16 +114,27 @@ def build_insights_tab(
     gaps = gr.Dataframe(headers=_GAP_HEADERS, interactive=False, wrap=True, elem_id="warrant-gaps")
     export = gr.Button("Export gaps as CSV", size="sm", elem_id="warrant-gaps-export")
     csv_file = gr.File(label="CSV", interactive=False, elem_id="warrant-gaps-csv")
+    gr.Markdown(
+        "### Open conflicts\nActive sections that state one thing with different facts: seen in answers "
+        "(the answer told the reader), or filed as a ticket when a document was added. Resolve them in the "
+        "Review tab."
+    )
+    conflicts = gr.Dataframe(headers=_CONFLICT_HEADERS, interactive=False, wrap=True, elem_id="warrant-conflicts")
 
     def on_refresh(request: gr.Request):
         try:
             identity = identity_of(request)
             data = insights.overview(identity)
             groups = insights.gaps(identity)
+            standing = insights.conflicts(identity)
         except (PermissionDenied, ValueError) as exc:
-            return str(exc), None, None, None, None, gr.update()
+            return str(exc), None, None, None, None, gr.update(), gr.update()
         rows = [
             [g.group_id, g.size, " · ".join(q.question for q in g.questions[:3]), g.nearest_section] for g in groups
+        ]
+        conflict_rows = [
+            [c["where"], c["what"], " / ".join(c["sentences"]), c["seen_in_answers"], c["last_seen"], c["ticket"]]
+            for c in standing
         ]
         claim_pairs = sorted(data["claims"].items(), key=lambda kv: -kv[1])
         figures = (
@@ -131,7 +144,7 @@ def build_insights_tab(
             _bar_plot("Claims filed, by outcome", claim_pairs),
         )
         plt.close("all")
-        return (_latency_text(data), *figures, rows)
+        return (_latency_text(data), *figures, rows, conflict_rows)
 
     def on_export(request: gr.Request):
         try:
@@ -142,7 +155,8 @@ def build_insights_tab(
         count = write_gaps_csv(groups, path)
         return f"{count} questions in {len(groups)} groups.", str(path)
 
-    refresh.click(on_refresh, None, [summary, rates, sigmas, cited, claims, gaps], api_name="insights_refresh")
+    outputs = [summary, rates, sigmas, cited, claims, gaps, conflicts]
+    refresh.click(on_refresh, None, outputs, api_name="insights_refresh")
     if tab is not None:
-        tab.select(on_refresh, None, [summary, rates, sigmas, cited, claims, gaps], api_visibility="private")
+        tab.select(on_refresh, None, outputs, api_visibility="private")
     export.click(on_export, None, [summary, csv_file], api_name="insights_gaps_csv")

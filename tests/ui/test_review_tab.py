@@ -162,12 +162,12 @@ def test_current_and_proposed_text_are_shown_as_a_diff(app):
 
 def test_quotes_and_apostrophes_show_as_typed_and_no_link_comes_of_them(app):
     service, _ = app
-    claim = "The student's revaluation fee is now Rs. 800 per course, \"per the circular\"."
+    claim = 'The student\'s revaluation fee is now Rs. 800 per course, "per the circular".'
     ticket = service.governance.file_ticket(
         USERS["stu"], claim, proof_text='It\'s in "Circular 3" [click](https://evil.example) <img src=x>'
     )
     seen = _rendered_text(ticket_markdown(ticket))
-    assert "student's revaluation fee" in seen and '"per the circular"' in seen and "It's in \"Circular 3\"" in seen
+    assert "student's revaluation fee" in seen and '"per the circular"' in seen and 'It\'s in "Circular 3"' in seen
     assert "&#x27;" not in seen and "&quot;" not in seen
     from markdown_it import MarkdownIt
 
