@@ -2,8 +2,8 @@
 
 Before the index is touched, the whole change is written to `<home>/apply_journal.json`
 (atomically: temp file + fsync + rename): the old chunks with their embeddings and the new chunk
-versions with theirs. Then the old chunks are deprecated (kept, `superseded_by` set) and the new
-ones added. `recover()` at start-up reads a journal left behind by a killed process: a change that
+versions with theirs, and any section the reviewer adds to a document (a claim that adds a rule).
+Then the old chunks are deprecated (kept, `superseded_by` set) and the new ones added. `recover()` at start-up reads a journal left behind by a killed process: a change that
 had not been committed is rolled back (old chunks restored exactly, even one lost between the
 delete and re-add of a metadata update; new chunks removed), a committed one is completed. So the
 corpus is always fully before or fully after. Every step checks the current state first, so running

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import asdict, dataclass, field
 
 from llama_index.core.schema import TextNode
@@ -249,7 +249,7 @@ def find_rule_statements(
     return rules, contradictions, dependents
 
 
-def still_stating_old(rules: list[Rule], nodes: list[TextNode], kept: set[str] = frozenset()) -> list[dict]:
+def still_stating_old(rules: list[Rule], nodes: list[TextNode], kept: Collection[str] = ()) -> list[dict]:
     """The active chunks (not among `kept`) that still state a rule's old value for its subject."""
     left = []
     for node in nodes:
