@@ -46,6 +46,17 @@ def _files(value) -> list[tuple[bytes, str]]:
     return out
 
 
+def _conflict_box(elem_id: str) -> gr.CheckboxGroup:
+    """Where a check lists what a file contradicts in the library, one box per contradiction."""
+    return gr.CheckboxGroup(
+        choices=[],
+        value=[],
+        label="Contradictions with the library (ticked ones become tickets for reviewers when you confirm)",
+        visible=False,
+        elem_id=elem_id,
+    )
+
+
 def _tickets_note(tickets) -> str:
     if not tickets:
         return ""
@@ -74,13 +85,7 @@ def build_documents_tab(service: WarrantService, identity_of: Callable[[gr.Reque
         version = gr.Textbox(label="Version", elem_id="warrant-doc-version")
         effective = gr.Textbox(label="Effective date", placeholder="YYYY-MM-DD", elem_id="warrant-doc-date")
     preview = gr.Markdown("", elem_id="warrant-doc-preview")
-    conflicts = gr.CheckboxGroup(
-        choices=[],
-        value=[],
-        label="Contradictions with the library (ticked ones become tickets for reviewers when you confirm)",
-        visible=False,
-        elem_id="warrant-doc-conflicts",
-    )
+    conflicts = _conflict_box("warrant-doc-conflicts")
     with gr.Row():
         check = gr.Button("Check files", elem_id="warrant-doc-check")
         add = gr.Button("Add to library", variant="primary", elem_id="warrant-doc-add")
@@ -118,13 +123,7 @@ def build_documents_tab(service: WarrantService, identity_of: Callable[[gr.Reque
             "Confirm replace", size="sm", variant="primary", visible=False, elem_id="warrant-doc-replace-confirm"
         )
     replace_preview = gr.Markdown("", elem_id="warrant-doc-replace-preview")
-    replace_conflicts = gr.CheckboxGroup(
-        choices=[],
-        value=[],
-        label="Contradictions with the library (ticked ones become tickets for reviewers when you confirm)",
-        visible=False,
-        elem_id="warrant-doc-replace-conflicts",
-    )
+    replace_conflicts = _conflict_box("warrant-doc-replace-conflicts")
     chunks = gr.Dataframe(headers=_CHUNK_HEADERS, interactive=False, elem_id="warrant-doc-chunks")
 
     def _rows(identity: Identity) -> list[list]:
