@@ -89,6 +89,21 @@ def test_adding_a_document_lists_what_it_contradicts_and_files_the_confirmed_con
     assert open_row["ticket"] == ticket.ticket_id and "remote-work" in open_row["where"]
 
 
+def test_a_conflict_seen_in_an_answer_is_listed_in_insights_until_one_side_is_retired(service):
+    library, gov = service.governance.documents, service.governance
+    gov.add_documents(ADMIN, [library.prepare(STAFF_HANDBOOK.encode(), "staff-handbook.md")], confirmed=[])
+    assert gov.insights.conflicts(REVIEWER) == []  # not filed, not yet seen
+    answer = service.chat(STUDENT, "How many days per week can employees work remotely?").answer
+    assert answer.conflicts, answer.text
+    (row,) = gov.insights.conflicts(REVIEWER)
+    assert row["seen_in_answers"] == 1 and row["ticket"] == "" and row["what"] == "day 2 vs 3"
+    assert "remote-work" in row["where"] and "staff-handbook" in row["where"]
+    with pytest.raises(PermissionError):
+        gov.insights.conflicts(STUDENT)
+    library.retire(ADMIN, "staff-handbook", reason="superseded by the Remote Work Policy")
+    assert gov.insights.conflicts(REVIEWER) == []
+
+
 def test_a_conflict_not_confirmed_files_no_ticket(service):
     library, gov = service.governance.documents, service.governance
     handbook = library.prepare(STAFF_HANDBOOK.encode(), "staff-handbook.md")
