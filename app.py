@@ -55,15 +55,9 @@ def main() -> int:
         print("[warrant] demo accounts: student / reviewer / admin (password from WARRANT_DEMO_PASSWORD)")
     app = build_app(service)
     print(f"[warrant] serving on http://{config.host}:{config.port}", flush=True)
-    # On Spaces every request comes through Hugging Face's proxy: trust its X-Forwarded-For so the
-    # login throttle sees each client's address (elsewhere uvicorn trusts FORWARDED_ALLOW_IPS).
-    uvicorn.run(
-        app,
-        host=config.host,
-        port=config.port,
-        log_level="warning",
-        forwarded_allow_ips="*" if config.on_spaces else None,
-    )
+    # Forwarded headers are read by the app itself, from WARRANT_TRUSTED_PROXY_HOPS proxies only
+    # (ui/client_address.py): uvicorn's own reading would believe what a client wrote.
+    uvicorn.run(app, host=config.host, port=config.port, log_level="warning", proxy_headers=False)
     del serving_lock
     return 0
 

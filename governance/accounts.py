@@ -9,7 +9,8 @@ Failed logins are throttled per account *and* per client address (`LoginThrottle
 normalised and capped, forgotten after the window, and their number is bounded. Five failures
 inside five minutes stop further guesses at that account, except from an address that has logged
 into it before, which gets through with the right password after a delay: an attacker cannot keep
-the real user out. Each account also has a session version (`sv`): logout, a password change and a
+the real user out. Each attempt is counted before its password is checked, so simultaneous
+guesses cannot all slip under the limit. Each account also has a session version (`sv`): logout, a password change and a
 role change raise it, which ends every session issued before.
 
 The file is written through `pipeline.ground.storage` (atomic, cross-process lock, damaged-file recovery).
@@ -169,13 +170,24 @@ class _Window:
     def clear(self, key: str) -> None:
         self.times.pop(key, None)
 
+    def take_back(self, key: str) -> None:
+        """Forget the newest time of `key` (an attempt counted in advance that did not fail)."""
+        times = self.times.get(key)
+        if times:
+            times.pop()
+
 
 class LoginThrottle:
     """Failed logins per account and per client address, in a sliding window.
 
     - an account with `limit` failures inside `window_s` is `blocked` for addresses that have not
       logged into it before; a known address gets through with the right password, after a delay;
-    - an address with `address_limit` failures inside the window is refused outright;
+    - an address with `address_limit` failures inside the window is refused, except for an
+      account it has logged into before (so nobody sharing or borrowing an address locks a real
+      user out);
+    - an attempt is counted, under the lock, *before* its password is checked (`begin`), and
+      taken back when it succeeds: attempts made at the same moment see each other, so 24
+      simultaneous guesses against a limit of 5 get 5 password checks, not 24;
     - keys are normalised and capped (`throttle_key`), expire with the window, and each table
       holds at most `max_keys` keys, so failed logins cannot grow memory without bound.
     """
@@ -214,15 +226,35 @@ class LoginThrottle:
     def _is_known(self, key: str, address: str) -> bool:
         return bool(address) and self._known.count(f"{key}\x00{address[:64]}") > 0
 
+    def begin(self, username: str, address: str = "") -> str:
+        """Admit one login attempt and count it as a failure until `succeeded` says otherwise:
+        "" when it may go on, "address" or "account" when too many failed already."""
+        with self._lock:
+            key = throttle_key(username)
+            known = self._is_known(key, address)
+            if address and not known and self._addresses.count(address[:64]) >= self.address_limit:
+                return "address"
+            if not known and self._accounts.count(key) >= self.limit:
+                return "account"
+            self._accounts.add(key)
+            if address:
+                self._addresses.add(address[:64])
+            return ""
+
     def failed(self, username: str, address: str = "") -> None:
         with self._lock:
             self._accounts.add(throttle_key(username))
             if address:
                 self._addresses.add(address[:64])
 
-    def succeeded(self, username: str, address: str = "") -> None:
+    def succeeded(self, username: str, address: str = "", counted: bool = False) -> None:
+        """A login succeeded (`counted`: its attempt was counted by `begin`, which is taken back)."""
         with self._lock:
             key = throttle_key(username)
+            if counted:
+                self._accounts.take_back(key)
+                if address:
+                    self._addresses.take_back(address[:64])
             if self._accounts.count(key) < self.limit:
                 self._accounts.clear(key)  # under attack, the failures stay: no fresh guesses for anyone
             if address:
@@ -366,22 +398,23 @@ class AccountStore:
         usernames too, so the answer does not reveal which usernames exist.
         """
         name = (username or "")[: 4 * MAX_THROTTLE_KEY_CHARS]
-        if self.throttle.address_blocked(address):
+        refused = self.throttle.begin(name, address)  # counted as a failure until it succeeds
+        if refused:
             time.sleep(self.failure_delay_s)
-            raise LoginRefused("Too many failed attempts from your network. Please wait a few minutes and try again.")
-        if self.throttle.blocked(name, address):
-            time.sleep(self.failure_delay_s)
+            if refused == "address":
+                raise LoginRefused(
+                    "Too many failed attempts from your network. Please wait a few minutes and try again."
+                )
             raise LoginRefused("Too many failed attempts for this username. Please wait a few minutes and try again.")
         row = self._row(name)
         stored = row.get("password", "") if row and row.get("provider", "local") == "local" else ""
         ok = verify_password(password or "", stored or _DUMMY_HASH) and bool(stored)
         if not ok or row is None:  # ok only with a row: without one nothing is stored
-            self.throttle.failed(name, address)
             time.sleep(self.failure_delay_s)
             raise LoginRefused("Wrong username or password.")
+        self.throttle.succeeded(name, address, counted=True)
         if self.throttle.under_attack(name):
             time.sleep(2 * self.failure_delay_s)  # a known address, while someone guesses: slowed, not locked
-        self.throttle.succeeded(name, address)
         if needs_rehash(stored):
             with self._file.open() as db:
                 db.update({"password": hash_password(password)}, _same_user(username_key(row["username"])))

@@ -8,12 +8,13 @@ not with any amount in the chunk.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from dataclasses import asdict, dataclass
 
 from pipeline.language import glossary
-from pipeline.language.text import content_terms, money_patterns, split_sentences
+from pipeline.language.text import AMOUNT, content_terms, money_patterns, split_sentences
 
 _WORD_NUMBERS = {
     "one": 1,
@@ -31,7 +32,7 @@ _WORD_NUMBERS = {
     "twenty": 20,
     "thirty": 30,
 }
-_NUM = r"(?P<num>\d[\d,]*(?:\.\d+)?|" + "|".join(_WORD_NUMBERS) + r")"
+_NUM = r"(?:" + AMOUNT + r"|(?P<word>" + "|".join(_WORD_NUMBERS) + r"))"
 # What a count after a number counts, as general English has it ("3 days", "2 members"). A corpus's
 # own units come from its glossary: `count_units` ("3 credits") and `counts_as`, which files one
 # unit under another ("30 advisees" are students), so a claim is compared with the policy's count.
@@ -69,7 +70,7 @@ def _unit_families() -> dict[str, str]:
 @functools.lru_cache(maxsize=1)
 def _count_pattern() -> re.Pattern[str]:
     return re.compile(
-        r"\b" + _NUM + r"(?:\s+(?:calendar|working|academic|teaching|consecutive))?\s+"
+        r"\b" + _NUM + r"(?:\s++(?:calendar|working|academic|teaching|consecutive))?\s++"
         r"(?P<unit>" + "|".join(re.escape(u) for u in sorted(_unit_families(), key=len, reverse=True)) + r")\b",
         re.IGNORECASE,
     )
@@ -82,13 +83,13 @@ _PATTERNS: list[tuple[str, re.Pattern]] = [
     (
         "date",
         re.compile(
-            r"(?P<num>\d{4}-\d{2}-\d{2}|\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
-            r"[a-z]*\s+\d{4})",
+            r"(?P<num>\d{4}-\d{2}-\d{2}|\d{1,2}\s++(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
+            r"[a-z]*+\s++\d{4})",
             re.IGNORECASE,
         ),
     ),
-    ("percent", re.compile(r"(?P<num>\d+(?:\.\d+)?)\s*(?:%|percent\b|per\s+cent\b)", re.IGNORECASE)),
-    ("week_number", re.compile(r"\bweek\s+(?P<num>\d+)\b", re.IGNORECASE)),
+    ("percent", re.compile(r"(?<!\d)(?P<num>\d++(?:\.\d++)?+)\s*+(?:%|percent\b|per\s++cent\b)", re.IGNORECASE)),
+    ("week_number", re.compile(r"\bweek\s++(?P<num>\d++)\b", re.IGNORECASE)),
     ("times", re.compile(r"\b(?P<num>twice|thrice|once)\b", re.IGNORECASE)),
 ]
 _NEGATION = re.compile(
@@ -138,12 +139,14 @@ def _normalise(raw: str) -> str:
 def extract_values(text: str) -> list[Value]:
     """Every comparable value in `text` with its span; overlapping matches keep the first kind."""
     found: list[Value] = []
-    taken: list[tuple[int, int]] = []
+    starts: list[int] = []  # the spans taken so far, disjoint and in order: a lookup, not a scan
+    ends: list[int] = []
     # dates first, then amounts of money as this corpus writes them (its glossary's currency)
     money = [("amount", p) for p in money_patterns()]
     for kind, pattern in [_PATTERNS[0], *money, *_PATTERNS[1:], ("count", _count_pattern())]:
         for m in pattern.finditer(text):
-            if any(m.start() < e and s < m.end() for s, e in taken):
+            at = bisect.bisect_left(starts, m.end())  # spans starting before this match ends
+            if at and ends[at - 1] > m.start():
                 continue
             if kind == "count":
                 label = f"count:{_unit_families()[m.group('unit').lower()]}"
@@ -151,9 +154,11 @@ def extract_values(text: str) -> list[Value]:
                 label = "count:times"
             else:
                 label = kind
-            taken.append((m.start(), m.end()))
+            starts.insert(at, m.start())
+            ends.insert(at, m.end())
+            num = "num" if m.group("num") is not None else "word"  # "3 days" or "three days"
             found.append(
-                Value(label, _normalise(m.group("num")), m.group(0), m.start(), m.end(), m.start("num"), m.end("num"))
+                Value(label, _normalise(m.group(num)), m.group(0), m.start(), m.end(), m.start(num), m.end(num))
             )
     return sorted(found, key=lambda v: v.start)
 

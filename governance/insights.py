@@ -3,9 +3,11 @@ the open conflicts between documents (seen in answers, or filed when a document 
 the knowledge gaps - abstained questions grouped by topic, each with the nearest section.
 
 Reviewers see questions, never who asked them (the log keeps only a hashed actor, which nothing
-here returns). Gaps are MiniLM embeddings clustered with scikit-learn's agglomerative clustering
-(cosine distance, average linkage, a distance threshold rather than a number of groups: the
-number of topics is what we want to learn).
+here returns), with obvious personal data taken out (`governance.personal_data`; the chat tells
+users that unanswered questions are read). The CSV export writes every cell so that a spreadsheet
+shows it as text, never runs it as a formula. Gaps are MiniLM embeddings clustered with
+scikit-learn's agglomerative clustering (cosine distance, average linkage, a distance threshold
+rather than a number of groups: the number of topics is what we want to learn).
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from pathlib import Path
 
 import numpy as np
 from llama_index.core.schema import QueryBundle
+
+from governance.personal_data import redact_personal
 
 GAP_DISTANCE = 0.55  # cosine distance under which two abstained questions share a topic
 CSV_COLUMNS = ("group_id", "group_size", "question", "sigma", "nearest_section")
@@ -135,7 +139,7 @@ def knowledge_gaps(log_path: Path, index, retention_days: int = 0) -> list[GapGr
     turns = abstained(read_log(log_path, retention_days))
     if not turns:
         return []
-    questions = [str(r["query"]).strip() for r in turns]
+    questions = [redact_personal(str(r["query"]).strip()) for r in turns]
     vectors = np.asarray(index.embed_texts(questions), dtype=np.float32)
     labels = cluster(vectors)
     retriever = index.retriever(1)
@@ -176,8 +180,21 @@ def gap_rows(groups: list[GapGroup]) -> list[dict]:
     ]
 
 
+# A cell a spreadsheet would read as a formula: =, +, - or @ first (after any spaces), or a tab or
+# carriage return (OWASP, "CSV injection").
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_text(value: object) -> object:
+    """`value` as a spreadsheet shows it as text: a formula-like string gets a leading apostrophe."""
+    if isinstance(value, str) and value.lstrip(" ").startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
 def write_gaps_csv(groups: list[GapGroup], path: Path) -> int:
-    rows = gap_rows(groups)
+    """One row per question (`gap_rows`); every text cell safe to open in a spreadsheet."""
+    rows = [{k: spreadsheet_text(v) for k, v in row.items()} for row in gap_rows(groups)]
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="", encoding="utf-8") as fh:

@@ -2,8 +2,9 @@
 
 Uploads are refused, with a message that says what to do, when the name is path-like, the type is
 not one of .pdf .txt .md .png .jpg/.jpeg, the bytes do not match the extension, or the file is
-larger than 5 MB. An accepted file is stored under `<home>/proofs/` with a generated name, so
-nothing the user typed ever becomes part of a path.
+larger than 5 MB. A PDF's text is read with limits in a child process (`governance.pdf_text`),
+and one too costly to read is refused. An accepted file is stored under `<home>/proofs/` with a
+generated name, so nothing the user typed ever becomes part of a path.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from __future__ import annotations
 import uuid
 from dataclasses import asdict, dataclass
 from pathlib import Path
+
+from governance.pdf_text import PdfRefused, pdf_text
 
 MAX_PROOF_BYTES = 5 * 1024 * 1024
 ALLOWED = {".pdf": "pdf", ".txt": "text", ".md": "text", ".png": "png", ".jpg": "jpeg", ".jpeg": "jpeg"}
@@ -62,16 +65,6 @@ def detect_kind(data: bytes) -> str | None:
     return "text"
 
 
-def _pdf_text(path: Path) -> str:
-    try:
-        from pypdf import PdfReader
-
-        reader = PdfReader(str(path))
-        return "\n".join((page.extract_text() or "") for page in reader.pages[:20])
-    except Exception:  # a damaged PDF is still kept as proof; it just yields no text
-        return ""
-
-
 def store_proof(data: bytes, original_name: str, proofs_dir: Path) -> StoredProof:
     """Check and store one uploaded file; raises ProofRefused with a clear message."""
     ext = check_name(original_name)
@@ -88,16 +81,19 @@ def store_proof(data: bytes, original_name: str, proofs_dir: Path) -> StoredProo
             f"The content of {original_name!r} is not a {ext} file (it looks like "
             f"{kind or 'binary data'}); upload the real document."
         )
+    if kind == "text":
+        text = data.decode("utf-8")
+    elif kind == "pdf":
+        try:
+            text = pdf_text(data)  # in a child process, with limits; a damaged PDF gives ""
+        except PdfRefused as refused:
+            raise ProofRefused(str(refused)) from refused
+    else:
+        text = ""
     proofs_dir = Path(proofs_dir)
     proofs_dir.mkdir(parents=True, exist_ok=True)
     stored = proofs_dir / f"{uuid.uuid4().hex}{'.jpg' if ext == '.jpeg' else ext}"
     stored.write_bytes(data)
-    if kind == "text":
-        text = data.decode("utf-8")
-    elif kind == "pdf":
-        text = _pdf_text(stored)
-    else:
-        text = ""
     return StoredProof(stored.name, original_name.strip(), kind, len(data), text[:MAX_PROOF_TEXT])
 
 

@@ -26,6 +26,10 @@ _OFFICIAL_IN_ENGLISH = (
     "memo",
 )
 _ROLE_WEIGHT = {"user": 0.0, "reviewer": 0.15, "admin": 0.15}
+# The most of a proof the score reads (a pasted proof is limited to this; a file's text may add as
+# much again). Every pattern run on it is linear (pipeline.language.text.AMOUNT), so reading it costs
+# milliseconds and a pasted proof cannot hold the server (issue 27).
+MAX_READ_CHARS = 20_000
 
 
 @functools.cache
@@ -66,6 +70,8 @@ def proof_matches_claim(statement: str, proof_text: str) -> bool:
 
 
 def trust_score(statement: str, reporter_role: str, proof_text: str = "", has_proof_file: bool = False) -> TrustScore:
+    """The score with its reasons; reads at most `MAX_READ_CHARS` of the proof."""
+    proof_text = (proof_text or "")[:MAX_READ_CHARS]
     score = 0.2
     reasons = ["base 0.20 for any claim"]
     weight = _ROLE_WEIGHT.get(reporter_role, 0.0)

@@ -59,6 +59,11 @@ def make_pdf(lines: Sequence[tuple[str, float]], title: str = "") -> bytes:
         b"<< /Length " + str(len(stream)).encode() + b" >>\nstream\n" + stream + b"\nendstream",
         info,
     ]
+    return _pdf_file(objects, b" /Info 6 0 R")
+
+
+def _pdf_file(objects: list[bytes], trailer: bytes = b"") -> bytes:
+    """A PDF of numbered `objects` (the first is the catalogue) with its cross-reference table."""
     out = io.BytesIO()
     out.write(b"%PDF-1.4\n")
     offsets = []
@@ -69,7 +74,11 @@ def make_pdf(lines: Sequence[tuple[str, float]], title: str = "") -> bytes:
     out.write(f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode())
     for offset in offsets:
         out.write(f"{offset:010d} 00000 n \n".encode())
-    out.write(f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R /Info 6 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode())
+    out.write(
+        f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R".encode()
+        + trailer
+        + f" >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    )
     return out.getvalue()
 
 
@@ -118,3 +127,48 @@ def make_docx_bomb() -> bytes:
             for _ in range(200):
                 member.write(chunk)
     return out.getvalue()
+
+
+def make_xobject_bomb(
+    pages: int = 4, draws: int = 400, ops: int = 2000, form: bytes = b"", form_xobjects: bytes = b""
+) -> bytes:
+    """A small PDF that is costly to read: each of `pages` pages draws one form XObject `draws`
+    times, and the form holds `ops` text operations (all streams Flate-compressed): what a reader
+    that expands every draw does pages × draws × ops times (issue 27, finding 3). `form` replaces
+    the form's content, `form_xobjects` adds to its resources (a form that draws itself)."""
+    import zlib
+
+    def stream(data: bytes, extra: bytes = b"") -> bytes:
+        packed = zlib.compress(data, 9)
+        return (
+            b"<< /Length "
+            + str(len(packed)).encode()
+            + b" /Filter /FlateDecode "
+            + extra
+            + b">>\nstream\n"
+            + packed
+            + b"\nendstream"
+        )
+
+    form = form or b"BT /F1 12 Tf 10 10 Td " + b"(Circular: the fee is Rs. 800.) Tj " * ops + b"ET"
+    page_content = b"q /X0 Do Q\n" * draws
+    kids = " ".join(f"{5 + i} 0 R" for i in range(pages)).encode()
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [" + kids + b"] /Count " + str(pages).encode() + b" >>",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        stream(
+            form,
+            b"/Type /XObject /Subtype /Form /BBox [0 0 612 842] /Resources << /Font << /F1 3 0 R >> "
+            + form_xobjects
+            + b" >> ",
+        ),
+    ]
+    contents = 5 + pages
+    objects += [
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 842] /Resources << /XObject << /X0 4 0 R >> >> "
+        b"/Contents " + str(contents).encode() + b" 0 R >>"
+        for _ in range(pages)
+    ]
+    objects.append(stream(page_content))
+    return _pdf_file(objects)

@@ -79,7 +79,7 @@ class Tab:
             self.bases[process],
             self.fn[process],
             self.sessions[process],
-            [question, self.histories[process], None],
+            [question, None],
             120,
         )
         self.histories[process] = output[0]

@@ -15,14 +15,16 @@ import httpx
 import pytest
 
 from tests.conftest import REPO
-from tests.ui.server import DEMO_PASSWORD, call, login
+from tests.ui.server import DEMO_PASSWORD, call, login, running_app
 
 EVIL = "https://evil.example"
 
 
 @pytest.fixture(scope="module")
-def app(demo_app):
-    return demo_app
+def app():
+    # behind one proxy, which the throttle test plays: it appends the client address it saw
+    with running_app(extra_env={"WARRANT_TRUSTED_PROXY_HOPS": "1"}) as (base, home):
+        yield base, home
 
 
 def _tickets_text(home) -> str:
@@ -53,19 +55,20 @@ def test_f01_secret_files_of_the_state_directory_cannot_be_named_either(app):
     with httpx.Client() as client:
         login(client, base, "student")
         for target in (home / "secret.key", home / "accounts.json", home / "uploads" / ".." / "secret.key"):
-            started = client.post(
-                f"{base}/gradio_api/call/file_claim",
-                json={
-                    "data": [
-                        "The revaluation fee is now Rs. 800.",
-                        "",
-                        {"path": str(target), "meta": {"_type": "gradio.FileData"}},
-                    ]
-                },
+            # refused where Gradio takes the file (issue 27): the event fails before any handler runs
+            event, _ = call(
+                client,
+                base,
+                "file_claim",
+                "The revaluation fee is now Rs. 800.",
+                "",
+                {"path": str(target), "meta": {"_type": "gradio.FileData"}},
             )
-            assert started.status_code == 403, target
+            assert event == "error", target
     secret = (home / "secret.key").read_text(encoding="utf-8").strip()
     assert secret not in _tickets_text(home)
+    copies = [p for p in (home / "uploads").rglob("*") if p.is_file() and secret in p.read_text(errors="replace")]
+    assert copies == []
 
 
 def test_f01_a_real_upload_is_accepted_and_then_removed_from_the_upload_folder(app):

@@ -4,13 +4,16 @@ Every gradio route (page, config, queue, API) passes through `auth_dependency`, 
 only a valid signed cookie of a current session of an existing account; the tabs then build the
 `Identity` of each call from `request.username`. Tabs for reviewers and admins are hidden from
 other roles, which is presentation only: their handlers check the role again on the server.
-Around everything: cross-origin refusal, security headers (`ui.http_security`), and the refusal
-of any file reference outside Gradio's upload folder (`ui.uploads`). See SECURITY.md.
+Around everything: the client's address as the configured proxies vouch for it
+(`ui.client_address`), cross-origin refusal and security headers (`ui.http_security`); inside Gradio,
+its own refusal of any client file outside the upload folder and the list of paths it never
+serves (`ui.uploads`). See SECURITY.md.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import gradio as gr
 from fastapi import FastAPI
@@ -18,13 +21,14 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import RedirectResponse
 
 from governance.identity import Identity, PermissionDenied
-from pipeline.ground.config import set_server_environment
+from pipeline.ground.config import REPO_ROOT, set_server_environment
 from pipeline.ground.keys import load_or_create_secret
 from pipeline.ground.storage import tighten_permissions
 from ui.admin_tab import build_admin_tab
 from ui.chat_tab import build_chat_tab
+from ui.client_address import forwarded_client
 from ui.documents_tab import build_documents_tab
-from ui.http_security import add_http_protections
+from ui.http_security import add_http_protections, limit_bodies
 from ui.insights_tab import build_insights_tab
 from ui.login import add_login_routes, set_session_cookie
 from ui.memory_tab import build_memory_tab
@@ -32,7 +36,7 @@ from ui.render import CSS, esc
 from ui.review_tab import build_my_claims, build_review_tab
 from ui.service import WarrantService
 from ui.session import SessionCookies, identity_reader, session_reader
-from ui.uploads import refuse_foreign_paths
+from ui.uploads import only_uploads, protected_paths
 
 
 def build_blocks(service: WarrantService, identity_of: Callable[[gr.Request], Identity]) -> gr.Blocks:
@@ -141,7 +145,10 @@ def build_app(service: WarrantService) -> FastAPI:
         ssr_mode=False,
         show_error=False,
         max_file_size=int(config.max_upload_mb * 1024 * 1024),
+        blocked_paths=protected_paths(config.home, roots=(REPO_ROOT, Path.cwd())),
     )
-    app.add_middleware(refuse_foreign_paths)
-    add_http_protections(app, config, current_username)  # outermost: runs first
+    only_uploads(blocks)
+    app.add_middleware(limit_bodies)
+    add_http_protections(app, config, current_username)
+    app.add_middleware(forwarded_client, hops=config.trusted_proxy_hops)  # outermost: runs first
     return app

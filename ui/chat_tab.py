@@ -2,7 +2,12 @@
 
 The conversation shown is always re-derived from the caller's own stored history, keyed by the
 identity of the request; the only per-browser state is the current session id, and the memory
-service looks that id up inside the caller's own file, so a forged id finds nothing.
+service looks that id up inside the caller's own file, so a forged id finds nothing. The Chatbot
+is an output only: no turn takes the conversation from the browser, so a client cannot slip a
+file (a `FileData` naming a server path) into it.
+
+A line under the message box tells users that unanswered questions are read, without their
+names, to improve the policies (the Insights tab's knowledge gaps).
 """
 
 from __future__ import annotations
@@ -26,6 +31,12 @@ _LOG = logging.getLogger("warrant.ui")
 _GENERIC_ERROR = "Something went wrong while answering; please try again. The error was logged."
 _DONE = object()
 STREAM_UPDATE_S = 0.1  # at most ten partial updates a second go to the browser
+# What happens to a question: said where it is asked (the Insights tab's knowledge gaps show
+# reviewers unanswered questions, without names and with obvious personal data taken out).
+PRIVACY_NOTICE = (
+    "Questions the policies cannot answer are read, without your name, by the people who keep the "
+    "policies, to improve them. Please leave personal details (ID numbers, phone, e-mail) out of your questions."
+)
 _R = TypeVar("_R")
 
 
@@ -83,20 +94,23 @@ def build_chat_tab(service: WarrantService, identity_of: Callable[[gr.Request], 
             with gr.Row():
                 send = gr.Button("Ask", variant="primary", elem_id="warrant-send")
                 new = gr.Button("New conversation", elem_id="warrant-new")
+            gr.Markdown(PRIVACY_NOTICE, elem_id="warrant-privacy-note", elem_classes=["warrant-muted"])
         with gr.Column(scale=2):
             support = gr.HTML(support_html(None), elem_id="warrant-support")
             sources = gr.HTML(sources_html(None), elem_id="warrant-sources")
 
-    def ask(text: str, history: list, sid: str, request: gr.Request):
+    def ask(text: str, sid: str, request: gr.Request):
         """A generator: an LLM-written answer streams in as it is written (marked as unchecked),
-        and the verified answer replaces it at the end; an extractive answer comes in one step."""
-        asked = [*list(history or []), {"role": "user", "content": user_bubble(text)}]
+        and the verified answer replaces it at the end; an extractive answer comes in one step.
+        The conversation shown is the caller's stored one for `sid`, plus this turn."""
+        asked = [{"role": "user", "content": user_bubble(text)}]
 
         def reply(content: str) -> tuple:
             return [*asked, {"role": "assistant", "content": content}], "", sid, gr.update(), gr.update()
 
         try:
             identity = identity_of(request)
+            asked = [*history_messages(service.conversation(identity, sid)), *asked]
         except PermissionDenied as exc:
             yield reply(user_bubble(str(exc)))
             return
@@ -129,8 +143,8 @@ def build_chat_tab(service: WarrantService, identity_of: Callable[[gr.Request], 
     outputs = [chatbot, message, session_id, support, sources]
     # Both triggers share one limit: the Ask button and Enter are the same kind of turn.
     limit: _Concurrency = {"concurrency_limit": service.config.chat_concurrency, "concurrency_id": "chat-turn"}
-    send.click(ask, [message, chatbot, session_id], outputs, api_name="ask", **limit)
-    message.submit(ask, [message, chatbot, session_id], outputs, api_visibility="private", **limit)
+    send.click(ask, [message, session_id], outputs, api_name="ask", **limit)
+    message.submit(ask, [message, session_id], outputs, api_visibility="private", **limit)
     new.click(start_new, None, [chatbot, session_id, support, sources], api_name="new_conversation")
 
     def restore(request: gr.Request):

@@ -5,7 +5,8 @@ Each contradiction the admin leaves ticked becomes a ticket for reviewers.
 
 Hidden from other roles, which is presentation only: every handler takes the identity from the
 request and the library checks the `ingest` permission itself. Every file path a request names
-must be an upload (`ui.uploads.uploaded_path`).
+must be an upload (`ui.uploads.uploaded_path`). What a file says of itself (its title, its name)
+is shown as text: in a code block no line of it can close, or escaped (`ui.render`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from gradio.context import Context
 from governance.identity import Identity, PermissionDenied
 from governance.library import SameTitle, read_upload_bytes
 from pipeline.ingest.convert import MAX_UPLOAD_BYTES, SUFFIXES
-from ui.render import md_text
+from ui.render import code_block, md_text
 from ui.service import WarrantService
 from ui.uploads import uploaded_path
 
@@ -163,10 +164,8 @@ def build_documents_tab(service: WarrantService, identity_of: Callable[[gr.Reque
 
     def _audit(prepared, found) -> str:
         lines = [line for p in prepared for line in p.audit_lines()]
-        note = (
-            "Chunk audit (flags are warnings; nothing is indexed until you confirm):\n\n```\n"
-            + "\n".join(lines)
-            + "\n```"
+        note = "Chunk audit (flags are warnings; nothing is indexed until you confirm):\n\n" + code_block(
+            "\n".join(lines)
         )
         if found:
             note += (
@@ -193,7 +192,7 @@ def build_documents_tab(service: WarrantService, identity_of: Callable[[gr.Reque
                 as_version = library.preview(identity, *_files(value)[0], doc_id=entry.doc_id)
                 found = library.conflicts([as_version], replacing=entry.doc_id)
                 offer = (
-                    f'**"{entry.title}" is already in the library** ({entry.doc_id}, v{entry.version}). '
+                    f'**"{md_text(entry.title)}" is already in the library** ({md_text(entry.doc_id)}, v{md_text(entry.version)}). '
                     f"Replace {entry.doc_id} with this file (a new version; the old one is kept), rather than "
                     "add a second document with the same title."
                 )
@@ -208,7 +207,7 @@ def build_documents_tab(service: WarrantService, identity_of: Callable[[gr.Reque
             found = library.conflicts(prepared)
             return _audit(prepared, found), "", *fields, _conflict_choices(found), hidden, ""
         except (PermissionDenied, ValueError, OSError) as exc:
-            return "", f"**Not accepted:** {exc}", gr.update(), gr.update(), gr.update(), hidden, hidden, ""
+            return "", f"**Not accepted:** {md_text(exc)}", gr.update(), gr.update(), gr.update(), hidden, hidden, ""
 
     def on_add(value, t: str, v: str, d: str, confirmed: list[str], request: gr.Request, progress=gr.Progress()):
         try:
@@ -217,7 +216,7 @@ def build_documents_tab(service: WarrantService, identity_of: Callable[[gr.Reque
             results, tickets = service.governance.add_documents(
                 identity, prepared, confirmed or [], progress=lambda f, m: progress(f, desc=m)
             )
-            note = "\n\n".join(r.message for r in results) + _tickets_note(tickets)
+            note = "\n\n".join(md_text(r.message) for r in results) + _tickets_note(tickets)
             return note, _rows(identity), None, gr.update(value=[], choices=[], visible=False)
         except SameTitle as same:
             return (
@@ -240,7 +239,7 @@ def build_documents_tab(service: WarrantService, identity_of: Callable[[gr.Reque
             result, tickets = service.governance.replace_document(
                 identity, doc, prepared, confirmed or [], progress=lambda f, m: progress(f, desc=m)
             )
-            return result.message + _tickets_note(tickets), _rows(identity), None, hidden, hidden, ""
+            return md_text(result.message) + _tickets_note(tickets), _rows(identity), None, hidden, hidden, ""
         except (PermissionDenied, ValueError, OSError) as exc:
             return f"**Nothing changed:** {md_text(exc)}", gr.update(), gr.update(), gr.update(), gr.update(), doc
 
@@ -248,23 +247,23 @@ def build_documents_tab(service: WarrantService, identity_of: Callable[[gr.Reque
         try:
             return "", _rows(identity_of(request))
         except (PermissionDenied, ValueError) as exc:
-            return str(exc), gr.update()
+            return md_text(exc), gr.update()
 
     def on_chunks(doc: str, request: gr.Request):
         try:
             rows = library.chunks(identity_of(request), doc)
             if not rows:
-                return f"No document {doc!r}.", []
+                return md_text(f"No document {doc!r}."), []
             return "", [[r["chunk_id"], r["section"], r["version"], r["status"], r["origin"], r["words"]] for r in rows]
         except (PermissionDenied, ValueError) as exc:
-            return str(exc), gr.update()
+            return md_text(exc), gr.update()
 
     def _change(action: Callable[[Identity], str], request: gr.Request):
         try:
             identity = identity_of(request)
-            return action(identity), _rows(identity)
+            return md_text(action(identity)), _rows(identity)
         except (PermissionDenied, ValueError, OSError) as exc:
-            return f"**Nothing changed:** {exc}", gr.update()
+            return f"**Nothing changed:** {md_text(exc)}", gr.update()
 
     def ask_retire(doc: str, request: gr.Request):
         """The first click: what retiring would do, and a confirmation that needs a reason."""
@@ -281,7 +280,7 @@ def build_documents_tab(service: WarrantService, identity_of: Callable[[gr.Reque
             )
             return "", question, gr.update(visible=True)
         except (PermissionDenied, ValueError) as exc:
-            return str(exc), "", gr.update(visible=False)
+            return md_text(exc), "", gr.update(visible=False)
 
     def on_retire(doc: str, why: str, request: gr.Request):
         message, rows = _change(lambda i: library.retire(i, doc, reason=why).message, request)

@@ -9,11 +9,13 @@ login for the API description.
   and form posts; clients that send neither (curl, scripts) are not browsers riding on a victim's
   cookie.
 - **Security headers** on every response: a Content-Security-Policy (no remote images, scripts,
-  frames or form targets; `frame-ancestors` the app itself, plus huggingface.co on Spaces, or
-  `WARRANT_FRAME_ANCESTORS`), `X-Frame-Options` off Spaces, `X-Content-Type-Options: nosniff`,
+  frames or form targets; `frame-ancestors` the app itself, plus huggingface.co and this Space's
+  own host on Spaces, or `WARRANT_FRAME_ANCESTORS`), `X-Frame-Options` off Spaces, `X-Content-Type-Options: nosniff`,
   `Referrer-Policy: same-origin`.
 - **The API description** (`/openapi.json`, `/docs`, `/redoc`, Gradio's `/gradio_api/info`
   is already behind the login) answers 401 without a session.
+- **Request bodies** other than file uploads (which Gradio limits to `WARRANT_MAX_UPLOAD_MB`)
+  are refused with 413 past `MAX_BODY_BYTES`, whatever their Content-Type (`limit_bodies`).
 """
 
 from __future__ import annotations
@@ -25,8 +27,21 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
 _SAFE_METHODS = {"GET", "HEAD"}
+MAX_BODY_BYTES = 4 * 1024 * 1024  # an event's data, a login form: far below this
 _DOC_SUFFIXES = ("/openapi.json", "/docs", "/redoc", "/docs/oauth2-redirect")
-SPACES_FRAME_ANCESTORS = "'self' https://huggingface.co https://*.huggingface.co https://*.hf.space"
+SPACES_FRAME_ANCESTORS = "'self' https://huggingface.co"
+
+
+def frame_ancestors(config) -> str:
+    """Who may frame the app: `WARRANT_FRAME_ANCESTORS`, else the app itself, plus on Spaces
+    huggingface.co (the Space's page) and this Space's own host - not `*.hf.space`, which would let
+    any other Space frame it."""
+    if config.frame_ancestors:
+        return config.frame_ancestors
+    if not config.on_spaces:
+        return "'self'"
+    own = f" https://{config.space_host}" if config.space_host else ""
+    return SPACES_FRAME_ANCESTORS + own
 
 
 def _origin_of(url: str) -> str:
@@ -89,8 +104,7 @@ def content_security_policy(frame_ancestors: str) -> str:
 def add_http_protections(app: FastAPI, config, current_username: Callable) -> None:
     """Install the origin check, the headers and the login for API docs on `app` (outermost)."""
     allowed = tuple(config.allowed_origins)
-    ancestors = config.frame_ancestors or (SPACES_FRAME_ANCESTORS if config.on_spaces else "'self'")
-    csp = content_security_policy(ancestors)
+    csp = content_security_policy(frame_ancestors(config))
     headers = {
         "Content-Security-Policy": csp,
         "X-Content-Type-Options": "nosniff",
@@ -112,3 +126,56 @@ def add_http_protections(app: FastAPI, config, current_username: Callable) -> No
         for name, value in headers.items():
             response.headers.setdefault(name, value)
         return response
+
+
+class limit_bodies:
+    """ASGI middleware: a request body over `MAX_BODY_BYTES` gets 413, except on Gradio's upload
+    route (limited by Gradio itself to the upload size). Counts what arrives, so neither a missing
+    Content-Length nor a chunked body gets past it: past the limit the app is told the client left."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or scope.get("path", "").endswith("/upload"):
+            return await self.app(scope, receive, send)
+        declared = dict(scope.get("headers") or []).get(b"content-length", b"0")
+        if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+            return await _too_large(send)
+        received, exceeded, started = 0, False, False
+
+        async def counted():
+            nonlocal received, exceeded
+            message = await receive()
+            received += len(message.get("body", b""))
+            if received > MAX_BODY_BYTES:
+                exceeded = True
+                return {"type": "http.disconnect"}
+            return message
+
+        async def answer(message):
+            nonlocal started
+            if exceeded:
+                return  # whatever the app says to a body it never got in full
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, counted, answer)
+        except Exception:
+            if not exceeded:
+                raise
+        if exceeded and not started:
+            await _too_large(send)
+
+
+async def _too_large(send) -> None:
+    body = b'{"error": "The request is too large."}'
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 413,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})

@@ -80,7 +80,8 @@ def set_session_cookie(
 
 
 def client_address(request: Request) -> str:
-    """The client's address as uvicorn reports it (X-Forwarded-For is honoured only from trusted proxies)."""
+    """The client's address (from X-Forwarded-For only as far as the configured proxies vouch for
+    it: `ui.client_address`)."""
     return request.client.host if request.client else ""
 
 

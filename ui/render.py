@@ -12,7 +12,10 @@ import re
 
 from pipeline.ground.records import ASK_WHEN_NO_OWNER
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~>])")
+# Markdown punctuation, and what GFM turns into links by itself: "http://", "x@y.z" (":" and "@").
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~>:@])")
+_WWW = re.compile(r"(?i)\b(www)\.")  # "www.example.org" is a link in GFM too: its dot is escaped
+_BACKTICKS = re.compile(r"`+")
 
 CSS = """
 .warrant-card {border:1px solid #d0d7de; border-radius:8px; padding:10px 12px; margin:6px 0;}
@@ -46,10 +49,20 @@ def esc(text: object) -> str:
 
 def md_text(text: object) -> str:
     """User-written text placed in Markdown, shown as text: HTML escaped and every Markdown
-    punctuation mark backslash-escaped, so no link, image or emphasis comes out of it. Quotes stay
-    as typed: in Markdown's text they open no attribute, and the entity an escaped quote becomes
-    ("&#x27;") would have its "#" escaped too and show as written."""
-    return _MD_SPECIAL.sub(r"\\\1", html.escape(str(text if text is not None else ""), quote=False))
+    punctuation mark backslash-escaped, so no link, image or emphasis comes out of it - not even
+    the links GFM makes of bare URLs, `<http://…>` and e-mail addresses. Quotes stay as typed: in
+    Markdown's text they open no attribute, and the entity an escaped quote becomes ("&#x27;")
+    would have its "#" escaped too and show as written."""
+    escaped = _MD_SPECIAL.sub(r"\\\1", html.escape(str(text if text is not None else ""), quote=False))
+    return _WWW.sub(r"\1\\.", escaped)
+
+
+def code_block(text: str) -> str:
+    """`text` as a fenced Markdown code block that no line of it can close: the fence is longer
+    than any run of backticks inside (CommonMark closes a fence only with one at least as long)."""
+    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}\n{text}\n{fence}"
 
 
 _WORDS = re.compile(r"\s+|[^\s]+")
@@ -76,7 +89,7 @@ def diff_html(before: str, after: str) -> str:
 def _md_text(text: str) -> str:
     """Plain text for a Markdown bubble: HTML escaped, Markdown punctuation backslash-escaped,
     then the citation markers put back so `[1]` still reads as a marker."""
-    safe = _MD_SPECIAL.sub(r"\\\1", html.escape(str(text or ""), quote=False))
+    safe = md_text(text or "")
     return re.sub(r"\\\[(\d+)\\\]", r"[\1]", safe)
 
 

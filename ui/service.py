@@ -224,6 +224,11 @@ class WarrantService:
             return self.memory.new_session(identity), []
         return sessions[-1], self.memory.history(identity, sessions[-1])
 
+    def conversation(self, identity: Identity, session_id: str) -> list[dict]:
+        """The turns of the caller's own conversation `session_id` (none for an unknown id)."""
+        require(identity, "chat")
+        return self.memory.history(identity, session_id) if session_id else []
+
     def new_session(self, identity: Identity) -> str:
         require(identity, "chat")
         return self.memory.new_session(identity)

@@ -1,25 +1,52 @@
-"""The one check every file a handler receives must pass: it lies in Gradio's upload folder.
+"""Files from clients: only what was uploaded here is ever taken, and the app's own files are never served.
 
 Served through `gr.mount_gradio_app`, Gradio skips its own "was this uploaded?" check
-(`blocks.has_launched` stays False), so a client can name any server path in a `FileData`
-payload. Two layers close that:
+(`blocks.has_launched` stays False, so `gradio.processing_utils._check_allowed` returns early):
+a client could name any server path in a `FileData` payload, and Gradio copied that file into its
+upload cache *before* the handler ran, through any component that takes files (the Chatbot's
+history included), whatever the request's Content-Type. Guessing from headers which requests to
+inspect cannot close that; the check has to run where Gradio takes the file. So:
 
-- `refuse_foreign_paths` (an ASGI middleware, installed by `ui.app.build_app`) reads every JSON
-  request to the Gradio API and refuses, with 403, any file reference (`{"path": ...}`) outside
-  the upload folder, whatever component or handler it is meant for, present or future;
-- `uploaded_path` is the check a handler that takes a file calls itself before reading it.
+- `only_uploads(blocks)` turns Gradio's own check on for the mounted Blocks. Every FileData
+  a client sends, through every route that runs an event (queue join, `/run`, `/call`), in any
+  encoding, is then refused unless it lies in the upload folder, before anything is copied;
+- `protected_paths(...)` is the one list of what is never copied or served even from where Gradio
+  would otherwise allow it (the state directory except the upload folder, the app's own files,
+  `/proc` and friends). It is given to Gradio as `blocked_paths`, which Gradio applies to files it
+  takes, files a handler returns and `/gradio_api/file=` requests alike;
+- `uploaded_path` is the check a handler that reads a file calls itself before reading it.
 """
 
 from __future__ import annotations
 
-import json
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import gradio as gr
 from gradio.utils import get_upload_folder
 
-MAX_JSON_BODY_BYTES = 4 * 1024 * 1024
+# Never served, whatever else allows them: the kernel's and the system's views of this process.
+SYSTEM_PATHS = ("/proc", "/sys", "/dev", "/etc")
+# What the state directory holds (SECURITY.md, "What is stored where"), blocked by name as well as
+# by what is there at start, so files made later (tickets, proofs, a user's memory) are covered.
+STATE_NAMES = (
+    "secret.key",
+    "accounts.json",
+    "demo_passwords.txt",
+    "users",
+    "tickets.json",
+    "proofs",
+    "settings.json",
+    "audit.jsonl",
+    "audit.jsonl.head",
+    "query_log.jsonl",
+    "chroma",
+    "term_stats.json",
+    "apply_journal.json",
+    "documents_journal.json",
+)
 
 
 class NotUploaded(ValueError):
@@ -57,79 +84,45 @@ def uploaded_path(value: Any) -> Path:
     return Path(value)
 
 
-def foreign_paths(data: Any) -> list[str]:
-    """Every `{"path": ...}` in a decoded JSON payload that is not an uploaded file."""
-    found: list[str] = []
-    stack = [data]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            path = item.get("path")
-            if isinstance(path, str) and not is_uploaded(path):
-                found.append(path)
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return found
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
 
 
-def _gradio_api(path: str) -> bool:
-    return "/gradio_api/" in path or path.startswith(("/run/", "/api/", "/queue/", "/call/"))
+def _around(root: Path, keep: Path) -> list[Path]:
+    """`root` itself, or, when `keep` lies inside it, everything in it except the way down to `keep`."""
+    if not _inside(keep, root):
+        return [root]
+    if root == keep:
+        return []
+    blocked: list[Path] = []
+    try:
+        children = sorted(root.iterdir())
+    except OSError:
+        return []
+    for child in children:
+        resolved = Path(os.path.realpath(child))
+        blocked += _around(resolved, keep) if _inside(keep, resolved) else [child, resolved]
+    return blocked
 
 
-class refuse_foreign_paths:
-    """ASGI middleware: a JSON POST to the Gradio API naming a file outside the upload folder gets 403."""
-
-    def __init__(self, app) -> None:
-        self.app = app
-
-    async def __call__(self, scope, receive, send):
-        if scope["type"] != "http" or scope.get("method") != "POST" or not _gradio_api(scope.get("path", "")):
-            return await self.app(scope, receive, send)
-        headers = dict(scope.get("headers") or [])
-        if b"json" not in headers.get(b"content-type", b""):
-            return await self.app(scope, receive, send)
-        chunks, size = [], 0
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            body = message.get("body", b"")
-            size += len(body)
-            if size > MAX_JSON_BODY_BYTES:
-                return await _refuse(send, 413, "The request is too large.")
-            chunks.append(body)
-            if not message.get("more_body"):
-                break
-        raw = b"".join(chunks)
-        try:
-            payload = json.loads(raw) if raw.strip() else None
-        except ValueError:
-            payload = None  # not JSON after all: Gradio answers it as it would
-        if payload is not None and foreign_paths(payload):
-            return await _refuse(send, 403, "A file in this request was not uploaded here.")
-        replayed = False
-
-        async def replay():
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": raw, "more_body": False}
-            return await receive()
-
-        return await self.app(scope, replay, send)
+def protected_paths(home: Path, roots: Iterable[Path], uploads: Path | None = None) -> list[str]:
+    """What is never copied or served: `SYSTEM_PATHS`, the state directory `home` (its `STATE_NAMES`
+    too, before they exist) and each of `roots` (the app's folder, the working directory), all but
+    the upload folder and the folders on the way to it."""
+    keep = Path(os.path.realpath(uploads or upload_folder()))
+    home = Path(os.path.realpath(home))
+    blocked: list[Path] = [Path(p) for p in SYSTEM_PATHS]
+    for root in (home, *roots):
+        blocked += _around(Path(os.path.realpath(root)), keep)
+    blocked += [home / name for name in STATE_NAMES if not _inside(keep, home / name)]
+    blocked += [home / f".{name}.bak" for name in STATE_NAMES]
+    return sorted({str(p) for p in blocked})
 
 
-async def _refuse(send, status: int, message: str) -> None:
-    body = json.dumps({"error": message}).encode("utf-8")
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
+def only_uploads(blocks: gr.Blocks) -> None:
+    """Make the mounted `blocks` refuse any client FileData outside the upload folder, as a
+    launched app does (`mount_gradio_app` leaves `has_launched` False, which skips the check)."""
+    blocks.has_launched = True
 
 
 # The name the Documents tab uses; one helper, two names.

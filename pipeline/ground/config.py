@@ -96,6 +96,13 @@ def _env_positive(name: str, default: float) -> float:
     return value
 
 
+def _env_hops(name: str, default: int) -> int:
+    value = _env_int(name, default)
+    if not 0 <= value <= 10:
+        raise ValueError(f"{name} must be the number of proxies in front of the app (0-10), got {value}")
+    return value
+
+
 def _env_rules(name: str, default: tuple) -> tuple:
     """Comma-separated rule names ("none" for none); each must be one of ALL_RULES."""
     raw = os.environ.get(name, "").strip()
@@ -172,6 +179,10 @@ class Config:
     max_upload_mb: float = 10.0  # Gradio's upload limit (a claim's proof is further limited to 5 MB)
     upload_max_age_s: int = 3600  # uploads left in Gradio's folder are deleted after this long
     frame_ancestors: str = ""  # CSP frame-ancestors; "" = the app itself (and huggingface.co on Spaces)
+    space_host: str = ""  # this Space's own host on Hugging Face (SPACE_HOST), e.g. "me-warrant.hf.space"
+    # Proxies in front of the app whose X-Forwarded-For entries are believed (the client is the
+    # entry this many from the right); 0 = the connection's own peer, X-Forwarded-For ignored.
+    trusted_proxy_hops: int = 0
     query_log_days: int = 0  # query log retention in days; 0 keeps every line
     extra: dict = field(default_factory=dict)
 
@@ -253,6 +264,8 @@ def load_config() -> Config:
         max_upload_mb=_env_positive("WARRANT_MAX_UPLOAD_MB", 10.0),
         upload_max_age_s=max(60, _env_int("WARRANT_UPLOAD_MAX_AGE_S", 3600)),
         frame_ancestors=os.environ.get("WARRANT_FRAME_ANCESTORS", "").strip(),
+        space_host=os.environ.get("SPACE_HOST", "").strip() if on_spaces else "",
+        trusted_proxy_hops=_env_hops("WARRANT_TRUSTED_PROXY_HOPS", 1 if on_spaces else 0),
     )
 
 

@@ -127,6 +127,12 @@ def term_set(text: str) -> set[str]:
 
 # -- the active glossary, compiled -------------------------------------------------------------
 
+# A number as amounts are written ("1,500", "2.5"), in group `num`, in linear time on any text: it
+# starts only where no number it could extend ends (not after a digit, nor after "digit,"), and its
+# parts are possessive, so a long run of digits is read once instead of once from every digit (a
+# pasted "1212…" stalled the server for a minute; issue 27).
+AMOUNT = r"(?<!\d)(?<!\d,)(?P<num>\d++(?:,\d++)*+(?:\.\d++)?+)"
+
 # General English units after a number; a corpus's own ("3 credits", "2 semesters") come from its
 # glossary's count_units and time_units.
 _UNIT_WORDS = r"days?|weeks?|months?|years?|hours?|members?|pages?|words?|attempts?|times"
@@ -199,9 +205,8 @@ def _build_lexicon(glossary: _glossary.Glossary) -> _Lexicon:
     number = re.compile(
         rf"(?P<cur>(?:{prefix})\.?\s*)?(?P<num>\d+(?:,\d{{3}})*(?:\.\d+)?)\s*(?P<unit>{unit})?", re.IGNORECASE
     )
-    amount = r"(?P<num>\d[\d,]*(?:\.\d+)?)"
-    money = (re.compile(rf"(?:{prefix})\.?\s*{amount}", re.IGNORECASE),) + (
-        (re.compile(rf"{amount}\s*(?:{suffix})\b", re.IGNORECASE),) if suffix else ()
+    money = (re.compile(rf"(?:{prefix})\.?\s*+{AMOUNT}", re.IGNORECASE),) + (
+        (re.compile(rf"{AMOUNT}\s*+(?:{suffix})\b", re.IGNORECASE),) if suffix else ()
     )
     abbreviations = "|".join((*_ABBREVIATIONS, *(re.escape(a.rstrip(".")) for a in glossary.abbreviations)))
     named = {

@@ -192,9 +192,8 @@ def warm_up(base: str, questions: list[str], count: int, timeout_s: float) -> No
     """`count` turns by a user outside the measurement, so first-call costs are not measured."""
     with _client(login_cookie(base, WARMUP_USER), timeout_s) as client:
         fn_index, session_hash = ask_fn_index(client, base), uuid.uuid4().hex[:11]
-        history: list = []
         for question in questions[:count]:
-            history = queue_call(client, base, fn_index, session_hash, [question, history, None], timeout_s)[0]
+            queue_call(client, base, fn_index, session_hash, [question, None], timeout_s)
 
 
 def drive_users(
@@ -202,8 +201,8 @@ def drive_users(
 ) -> dict:
     """Log in `users` users, then all of them ask `turns` questions at once; per-turn latencies.
 
-    Each user is one browser tab: its own cookie, its own Gradio session hash, and the chat
-    history it shows sent back with the next question, as the page does. Given several app
+    Each user is one browser tab: its own cookie and its own Gradio session hash (which keeps the
+    conversation id between turns; the server shows the stored conversation back). Given several app
     processes (`base` a list), each user logs in on the first and alternates between them turn by
     turn with that one cookie, as behind a reverse proxy without sticky sessions (one tab per
     process, so one Gradio session per user and process).
@@ -216,22 +215,15 @@ def drive_users(
     try:
         fn_indexes = [ask_fn_index(clients[names[0]], b) for b in bases]
         session_hashes = [[uuid.uuid4().hex[:11] for _ in bases] for _ in names]
-        histories: list[list[list]] = [[[] for _ in bases] for _ in names]
         turns_done = [0] * len(names)  # each user's turns run one after another in its own thread
 
         def ask_turn(n: int, question: str) -> None:
             p = (n + turns_done[n]) % len(bases)
             turns_done[n] += 1
             output = queue_call(
-                clients[names[n]],
-                bases[p],
-                fn_indexes[p],
-                session_hashes[n][p],
-                [question, histories[n][p], None],
-                turn_timeout_s,
+                clients[names[n]], bases[p], fn_indexes[p], session_hashes[n][p], [question, None], turn_timeout_s
             )
-            histories[n][p] = output[0]
-            reply = _reply_text(histories[n][p])
+            reply = _reply_text(output[0])
             if any(marker in reply for marker in FAILED_REPLIES):
                 raise RuntimeError(f"error reply: {reply[:200]}")
 

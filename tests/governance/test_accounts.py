@@ -286,3 +286,40 @@ def test_a_damaged_accounts_file_does_not_take_the_app_down(tmp_path: Path):
     fresh = AccountStore(tmp_path / "accounts.json", failure_delay_s=0.0)
     assert fresh.authenticate("admin", "s3cret-pass").role == "admin"
     assert any(d["path"] == str(store.path) for d in damaged_files())
+
+
+def test_simultaneous_guesses_cannot_all_slip_under_the_limit(tmp_path: Path):
+    """Issue 27, finding 6: 24 wrong passwords at once against a limit of 5 all had their password
+    checked; each attempt is now counted before the check, so only 5 are."""
+    import concurrent.futures
+    import threading
+
+    store = AccountStore(tmp_path / "a.json", throttle=LoginThrottle(limit=5), failure_delay_s=0.0)
+    store.create("alice", "s3cret-pass")
+    start = threading.Barrier(24)
+
+    def guess(n: int) -> str:
+        start.wait()
+        try:
+            store.authenticate("alice", f"guess-{n}-pass", address=f"10.1.0.{n}")
+        except LoginRefused as refused:
+            return str(refused)
+        return "in"
+
+    with concurrent.futures.ThreadPoolExecutor(24) as pool:
+        answers = list(pool.map(guess, range(24)))
+    assert sum("Wrong username or password" in a for a in answers) == 5, answers
+    assert sum("Too many failed attempts for this username" in a for a in answers) == 19
+
+
+def test_an_address_over_its_limit_still_lets_in_an_account_that_logged_in_from_it(tmp_path: Path):
+    """Issue 27, finding 4: guesses from a shared (or borrowed) address do not lock out the users of it."""
+    store = AccountStore(tmp_path / "a.json", throttle=LoginThrottle(address_limit=10), failure_delay_s=0.0)
+    store.create("alice", "s3cret-pass")
+    store.authenticate("alice", "s3cret-pass", address="10.9.9.9")
+    for n in range(12):
+        with pytest.raises(LoginRefused):
+            store.authenticate(f"user{n}", "bad-password", address="10.9.9.9")
+    with pytest.raises(LoginRefused, match="from your network"):
+        store.authenticate("mallory", "bad-password", address="10.9.9.9")
+    assert store.authenticate("alice", "s3cret-pass", address="10.9.9.9").username == "alice"

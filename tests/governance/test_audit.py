@@ -166,3 +166,62 @@ def test_the_key_comes_from_warrant_audit_key_when_set(tmp_path, monkeypatch):
     assert audit.verify().ok
     monkeypatch.setenv("WARRANT_AUDIT_KEY", "a different key")
     assert main(["audit", "verify", "--home", str(tmp_path)]) == 1
+
+
+# -- issue 27, finding 5: an emptied log is not an intact one ------------------------------------
+
+
+def _empty_it(log: AuditLog) -> None:
+    """`: > audit.jsonl; rm audit.jsonl.head`"""
+    log.path.write_text("", encoding="utf-8")
+    log.head_path.unlink()
+
+
+def test_an_emptied_log_without_its_head_fails_verification(log, capsys):
+    _empty_it(log)
+    result = log.verify()
+    assert not result.ok and "emptied" in result.problem
+    assert main(["audit", "verify", "--home", str(log.path.parent)]) == 1
+    assert "BROKEN" in capsys.readouterr().out
+    log.path.unlink()
+    assert not log.verify().ok  # deleted outright: the same
+
+
+def test_an_emptied_log_stays_broken_after_new_records(log):
+    _empty_it(log)
+    fresh = AuditLog(log.path)  # a new process writes on: the marker is not replaced
+    fresh.append("ticket_created", "mallory", ticket_id="T-9")
+    result = fresh.verify()
+    assert not result.ok and "genesis marker" in result.problem
+
+
+def test_the_genesis_marker_cannot_be_removed_or_forged(log):
+    settings = log.path.parent / "settings.json"
+    pinned = json.loads(settings.read_text(encoding="utf-8"))
+    settings.write_text(json.dumps({"tau": 0.5}), encoding="utf-8")
+    assert "missing" in log.verify().problem
+    forged = {"tau": 0.5, "audit_genesis": {"first_hash": pinned["audit_genesis"]["first_hash"], "mac": "0" * 64}}
+    settings.write_text(json.dumps(forged), encoding="utf-8")
+    assert "forged" in log.verify().problem
+    settings.write_text(json.dumps(pinned), encoding="utf-8")
+    assert log.verify().ok
+
+
+def test_a_log_written_before_markers_is_pinned_at_its_next_record(tmp_path):
+    from governance.audit import canonical, head_mac
+
+    log = AuditLog(tmp_path / "audit.jsonl")
+    for n in range(3):
+        last = log.append("ticket_created", f"user{n}", ticket_id=f"T-{n}")
+    # as an older version left it: a head without the first record's hash, no marker in settings
+    (tmp_path / "settings.json").unlink()
+    log.head_path.write_text(
+        canonical({"seq": 3, "hash": last["hash"], "alg": "hmac-sha256", "mac": head_mac(3, last["hash"], log.key())}),
+        encoding="utf-8",
+    )
+    log = AuditLog(tmp_path / "audit.jsonl")
+    assert log.verify().ok
+    log.append("ticket_created", "user3", ticket_id="T-3")
+    assert log.verify().ok and log.verify().records == 4
+    _empty_it(log)
+    assert not log.verify().ok

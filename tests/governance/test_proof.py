@@ -84,3 +84,35 @@ def test_content_that_does_not_match_the_extension_is_refused(tmp_path, data, na
 def test_unsupported_types_are_refused(tmp_path, name):
     with pytest.raises(ProofRefused, match="not accepted"):
         store_proof(b"hello", name, tmp_path)
+
+
+def test_a_pdf_too_costly_to_read_is_refused_at_once_and_nothing_is_stored(tmp_path):
+    """Issue 27, finding 3: 1.4 KB whose pages draw one form XObject 400 times each (a minute of
+    pypdf before); its drawing operations are counted first, in a child process."""
+    import time
+
+    from tests.documents_fixtures import make_xobject_bomb
+
+    bomb = make_xobject_bomb(pages=4, draws=400, ops=1000)
+    assert len(bomb) < 2000
+    started = time.monotonic()
+    with pytest.raises(ProofRefused, match="too complex to read"):
+        store_proof(bomb, "circular.pdf", tmp_path / "proofs")
+    assert time.monotonic() - started < 10  # the child is killed at 10 s in any case
+    assert not (tmp_path / "proofs").exists() or list((tmp_path / "proofs").iterdir()) == []
+
+
+def test_reading_a_pdf_past_its_budget_is_stopped_with_a_plain_message():
+    from governance.pdf_text import PdfRefused, pdf_text
+
+    with pytest.raises(PdfRefused, match="took longer than"):
+        pdf_text(_pdf("The revaluation fee is Rs. 800 per course"), budget_s=0.001)
+
+
+def test_a_pdf_drawing_itself_is_refused():
+    from governance.pdf_text import PdfRefused, pdf_text
+    from tests.documents_fixtures import make_xobject_bomb
+
+    looped = make_xobject_bomb(pages=1, draws=1, ops=1, form=b"q /X0 Do Q", form_xobjects=b"/XObject << /X0 4 0 R >>")
+    with pytest.raises(PdfRefused, match="inside itself"):
+        pdf_text(looped)

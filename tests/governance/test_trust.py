@@ -59,3 +59,34 @@ def test_a_generic_official_document_counts_with_any_glossary(active):
     for words in (Glossary.load(REPO / "data" / "policies"), Glossary()):
         active(words)
         assert _official(CLAIM, "Circular 7/2026: the revaluation fee is Rs. 800 per course.")
+
+
+# Texts that made the money, count and percent patterns rescan from every digit (issue 27: a
+# pasted proof of "12" * 10000 held the server for 52 s), and one that made the overlap check
+# between matches quadratic ("1%" ten thousand times).
+PATHOLOGICAL = ("12", "1,", "5,,", "%1", "Rs.1", "1 jan ", "1 ", "week 1")
+
+
+def test_a_pathological_proof_of_the_largest_accepted_size_is_read_at_once(active):
+    import time
+
+    from governance.contradictions import extract_values
+    from governance.service import MAX_PROOF_TEXT_CHARS
+
+    active(Glossary.load(REPO / "data" / "policies"))  # Rs, rupees: the demo's money patterns
+    slowest = []
+    for unit in PATHOLOGICAL:
+        proof = (unit * MAX_PROOF_TEXT_CHARS)[:MAX_PROOF_TEXT_CHARS]
+        started = time.perf_counter()
+        trust_score(CLAIM, "user", proof)
+        extract_values(proof)
+        slowest.append((round(time.perf_counter() - started, 2), unit))
+    # each takes milliseconds now; before, the first took minutes. A stall, not a speed target.
+    assert max(slowest)[0] < 3.0, sorted(slowest, reverse=True)
+
+
+def test_trust_reads_a_bounded_part_of_the_proof():
+    from governance.trust import MAX_READ_CHARS
+
+    hidden = "x " * MAX_READ_CHARS + "Circular 7/2026: the revaluation fee is Rs. 800 per course."
+    assert "does not state the claimed value" in " ".join(trust_score(CLAIM, "user", hidden).reasons)

@@ -37,6 +37,8 @@ _STATE_OF_A_RUN = shutil.ignore_patterns(
     "proofs",
     "*.lock",
     "demo_passwords.txt",
+    "settings.json",  # τ and the audit log's genesis marker (keyed with that run's secret)
+    ".settings.json.bak",
 )
 _TEMPLATE: dict[str, Path] = {}
 

@@ -1,14 +1,17 @@
-"""Issue 15, finding 1: the one upload check, and the middleware that applies it to every request."""
+"""Issues 15 and 27, finding 1: the one upload check, Gradio's own check turned on, the paths never served."""
 
 from __future__ import annotations
 
+import json
 import os
 
+import gradio as gr
 import pytest
-from fastapi import FastAPI, Request
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from gradio.utils import is_in_or_equal
 
-from ui.uploads import NotUploaded, foreign_paths, refuse_foreign_paths, uploaded_path
+from ui.uploads import NotUploaded, only_uploads, protected_paths, uploaded_path
 
 
 @pytest.fixture()
@@ -43,26 +46,74 @@ def test_only_files_inside_the_upload_folder_pass(uploads, tmp_path):
             uploaded_path(bad)
 
 
-def test_foreign_paths_are_found_anywhere_in_a_payload(uploads):
-    inside = str(uploads / "abc" / "a.txt")
-    payload = {
-        "data": ["text", [{"role": "user", "content": [{"file": {"path": "/etc/passwd"}}]}], {"path": inside}],
-        "event_data": None,
-    }
-    assert foreign_paths(payload) == ["/etc/passwd"]
+def test_protected_paths_cover_state_app_and_system_but_not_the_upload_folder(tmp_path):
+    home = tmp_path / "state"
+    uploads = home / "uploads"
+    (uploads / "abc").mkdir(parents=True)
+    (home / "secret.key").write_text("s")
+    (home / "notes.txt").write_text("made by someone")
+    app_root = tmp_path / "app"
+    (app_root / "ui").mkdir(parents=True)
+    (app_root / "app.py").write_text("")
+    blocked = protected_paths(home, roots=(app_root,), uploads=uploads)
+
+    def is_blocked(path) -> bool:
+        return any(is_in_or_equal(path, b) for b in blocked)
+
+    for path in (
+        home / "secret.key",
+        home / "notes.txt",
+        home / "accounts.json",
+        home / "users" / "x.json",
+        home / "proofs" / "p.pdf",
+        home / ".tickets.json.bak",
+        app_root / "app.py",
+        app_root / "ui" / "x.py",
+        "/proc/self/environ",
+        "/etc/passwd",
+    ):
+        assert is_blocked(path), path
+    assert not is_blocked(uploads / "abc" / "notice.pdf")
 
 
-def test_the_middleware_refuses_a_request_naming_a_server_file(uploads):
-    app = FastAPI()
+def test_protected_paths_around_an_upload_folder_inside_the_app_folder(tmp_path):
+    """The default layout: the app's folder holds ./state, which holds uploads/."""
+    app_root = tmp_path / "app"
+    home = app_root / "state"
+    uploads = home / "uploads"
+    uploads.mkdir(parents=True)
+    (app_root / "app.py").write_text("")
+    (home / "accounts.json").write_text("{}")
+    blocked = protected_paths(home, roots=(app_root,), uploads=uploads)
+    assert not any(is_in_or_equal(uploads / "x" / "a.txt", b) for b in blocked)
+    assert any(is_in_or_equal(app_root / "app.py", b) for b in blocked)
+    assert any(is_in_or_equal(home / "accounts.json", b) for b in blocked)
 
-    @app.post("/gradio_api/call/{name}")
-    async def echo(name: str, request: Request):
-        return await request.json()
 
-    app.add_middleware(refuse_foreign_paths)
-    client = TestClient(app)
-    refused = client.post("/gradio_api/call/file_claim", json={"data": ["x", "", {"path": "/etc/passwd"}]})
-    assert refused.status_code == 403
-    inside = str(uploads / "abc" / "a.txt")
-    accepted = client.post("/gradio_api/call/file_claim", json={"data": ["x", "", {"path": inside}]})
-    assert accepted.status_code == 200 and accepted.json()["data"][2]["path"] == inside
+@pytest.mark.parametrize(
+    "content_type", ["application/json", "application/JSON", "Application/Json; charset=utf-8", None]
+)
+def test_a_mounted_app_takes_no_file_from_outside_the_upload_folder(uploads, tmp_path, content_type):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("the secret")
+    received = []
+
+    def take(path):
+        received.append(path)
+        return "took it"
+
+    with gr.Blocks() as blocks:
+        upload = gr.File(type="filepath")
+        out = gr.Textbox()
+        gr.Button().click(take, [upload], [out], api_name="take")
+    app = gr.mount_gradio_app(FastAPI(), blocks, path="/", blocked_paths=protected_paths(tmp_path, roots=()))
+    only_uploads(blocks)
+    with TestClient(app) as client:
+        body = json.dumps({"data": [{"path": str(secret), "meta": {"_type": "gradio.FileData"}}]}).encode()
+        headers = {"Content-Type": content_type} if content_type else {}
+        started = client.post("/gradio_api/call/take", content=body, headers=headers)
+        if started.status_code == 200:
+            stream = client.get(f"/gradio_api/call/take/{started.json()['event_id']}").text
+            assert "event: error" in stream
+    assert received == []
+    assert not any("the secret" in p.read_text() for p in uploads.rglob("*") if p.is_file())
