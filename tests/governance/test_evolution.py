@@ -78,7 +78,7 @@ def _kill_mid_apply(tmp_path: Path, docs: Path, step: str, claim: str = CLAIM, *
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
     )
-    deadline = time.time() + 240
+    deadline = time.time() + 600  # a safeguard, not a speed target: the child loads the model and ingests
     try:
         while not (home / "killed_at").exists():
             if child.poll() is not None:
