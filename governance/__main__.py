@@ -1,7 +1,8 @@
 """`python -m governance audit verify [--home DIR]`: check the hash chain of `<home>/audit.jsonl`.
 
 Prints `OK: N records, chain intact` and exits 0, or names the first broken record and exits 1.
-Also `documents add|list|retire|replace` and `insights gaps` (see governance/commands.py).
+Also `documents add|list|retire|replace|audience|critique`, `insights gaps` and `backup create|restore`
+(see governance/commands.py).
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ def main(argv: list[str] | None = None) -> int:
         return commands.run_documents(args, config)
     if args.command == "insights":
         return commands.run_insights(args, config)
+    if args.command == "backup":
+        return commands.run_backup(args, config)
     path = config.audit_path
     if not path.exists():
         print(f"No audit log at {path}; nothing to verify.", file=sys.stderr)

@@ -10,8 +10,10 @@ normalised and capped, forgotten after the window, and their number is bounded. 
 inside five minutes stop further guesses at that account, except from an address that has logged
 into it before, which gets through with the right password after a delay: an attacker cannot keep
 the real user out. Each attempt is counted before its password is checked, so simultaneous
-guesses cannot all slip under the limit. Each account also has a session version (`sv`): logout, a password change and a
-role change raise it, which ends every session issued before.
+guesses cannot all slip under the limit. Each account also has a session version (`sv`): logout, a
+password change and a role change raise it, which ends every session issued before. An account's
+`groups` name the restricted documents it may read (pipeline.ground.audience); they are read with
+the account on every request, so a change applies at once.
 
 The file is written through `pipeline.ground.storage` (atomic, cross-process lock, damaged-file recovery).
 """
@@ -34,6 +36,7 @@ from argon2 import exceptions as argon2_errors
 from tinydb import Query
 
 from governance.identity import ROLES, Identity
+from pipeline.ground.audience import normalise_groups
 from pipeline.ground.storage import JSONFile, write_atomic
 
 USERNAME_RE = re.compile(r"^[A-Za-z0-9._-]{3,32}$")
@@ -275,6 +278,7 @@ class Account:
     display_name: str = ""
     provider: str = "local"  # "local" or "oidc"
     user_id: str = ""
+    groups: tuple[str, ...] = ()
 
     def identity(self) -> Identity:
         return Identity(
@@ -282,6 +286,7 @@ class Account:
             username=self.username,
             role=self.role,
             display_name=self.display_name or self.username,
+            groups=self.groups,
         )
 
 
@@ -307,6 +312,7 @@ class AccountStore:
             display_name=row.get("display_name", ""),
             provider=row.get("provider", "local"),
             user_id=row.get("user_id", ""),
+            groups=_stored_groups(row.get("groups")),
         )
 
     def _row(self, username: str) -> dict | None:
@@ -385,6 +391,21 @@ class AccountStore:
         self._bump(row["username"], {"role": role})
         return row["role"], role
 
+    def set_groups(self, username: str, groups) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """Replace an account's groups ("hr, finance", a list, or "" for none); returns (old, new).
+
+        Sessions go on: the groups are read with the account on every request."""
+        new = normalise_groups(groups)
+        key = username_key(validate_username(username))
+        with self._file.open() as db:
+            row = db.get(_same_user(key))
+            if row is None:
+                raise ValueError(f"No account named {username!r}.")
+            old = _stored_groups(row.get("groups"))
+            if old != new:
+                db.update({"groups": list(new)}, _same_user(key))
+        return old, new
+
     def set_password(self, username: str, password: str) -> None:
         """Set a new password and end the account's sessions."""
         validate_username(username)
@@ -419,6 +440,14 @@ class AccountStore:
             with self._file.open() as db:
                 db.update({"password": hash_password(password)}, _same_user(username_key(row["username"])))
         return self._account(row)
+
+
+def _stored_groups(value) -> tuple[str, ...]:
+    """An account row's groups; a row a hand edit broke gives none rather than failing the login."""
+    try:
+        return normalise_groups(value if isinstance(value, list) else [])
+    except ValueError:
+        return ()
 
 
 def ensure_demo_accounts(store: AccountStore, home: Path, demo_password: str = "") -> dict[str, str]:

@@ -3,15 +3,22 @@
 Enabled only when `WARRANT_OIDC_METADATA_URL`, `WARRANT_OIDC_CLIENT_ID` and
 `WARRANT_OIDC_CLIENT_SECRET` are set. Routes: `/login/sso` sends the browser to the provider,
 `/auth/callback` receives it back; the provider's `sub` (with the issuer) becomes the stable
-account id, and a user seen for the first time gets the `user` role. After that the app's own
-signed session cookie is used, exactly as for a local login.
+account id, and a user seen for the first time gets the `user` role. The provider's groups claim
+(`WARRANT_OIDC_GROUPS_CLAIM`, default `groups`) becomes the account's groups at every sign-in,
+which decide the restricted documents it may read; values that are not valid group names are
+left out. After that the app's own signed session cookie is used, exactly as for a local login.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 from collections.abc import Callable
+
+from pipeline.ground.audience import MAX_GROUPS, normalise_groups
+
+_LOG = logging.getLogger("warrant.sso")
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -25,11 +32,29 @@ def sso_username(claims: dict) -> str:
     return f"{base}-{suffix}"
 
 
+def sso_groups(claims: dict, claim: str = "groups") -> list[str] | None:
+    """The account's groups from the provider's `claim` (a list, or one comma-separated string);
+    None when the claim is absent (the account keeps its groups). A value that is not a valid group
+    name (pipeline.ground.audience) is dropped and logged, never an error that stops the sign-in."""
+    if claim not in claims:
+        return None
+    raw = claims.get(claim)
+    values = [raw] if isinstance(raw, str) else list(raw) if isinstance(raw, (list, tuple)) else []
+    groups: list[str] = []
+    for value in values[: 10 * MAX_GROUPS]:
+        for name in str(value).split(","):
+            try:
+                groups.extend(normalise_groups(name))
+            except ValueError:
+                _LOG.warning("SSO claim %s: %r is not a group name; left out", claim, str(name)[:60])
+    return sorted(set(groups))[:MAX_GROUPS]
+
+
 def add_oidc_routes(app, config, secret: str, sign_in: Callable) -> None:
     """Register the SSO routes on the FastAPI `app`.
 
-    `sign_in(subject_id, username, display_name)` must return the response that sets the app's
-    session cookie (it is `ui.app`'s, which owns cookies), or raise PermissionError.
+    `sign_in(subject_id, username, display_name, groups)` must return the response that sets the
+    app's session cookie (it is `ui.app`'s, which owns cookies), or raise PermissionError.
     """
     from authlib.integrations.starlette_client import OAuth, OAuthError
     from fastapi import Request
@@ -69,6 +94,6 @@ def add_oidc_routes(app, config, secret: str, sign_in: Callable) -> None:
         subject_id = f"oidc:{claims.get('iss', config.oidc_metadata_url)}:{claims['sub']}"
         display = str(claims.get("name") or claims.get("email") or "")[:80]
         try:
-            return sign_in(subject_id, sso_username(claims), display)
+            return sign_in(subject_id, sso_username(claims), display, sso_groups(claims, config.oidc_groups_claim))
         except PermissionError:
             return HTMLResponse("This account cannot sign in here; ask an admin. <a href='/login'>Back</a>.", 403)

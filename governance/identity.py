@@ -1,12 +1,15 @@
 """Who is acting, and what their role allows. Every privileged handler calls `require()`.
 
-The identity always comes from the authenticated session (a signed cookie or the SSO provider),
-never from text a user typed or a parameter of a request.
+The identity, its role and its groups always come from the authenticated session (a signed cookie
+or the SSO provider) and the account it names, never from text a user typed or a parameter of a
+request.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from pipeline.ground.audience import Audience
 
 ROLES = ("user", "reviewer", "admin")
 
@@ -40,9 +43,17 @@ class Identity:
     username: str
     role: str = "user"
     display_name: str = ""
+    # The groups whose documents this account may read besides everyone's (pipeline.ground.audience):
+    # set by an admin, or from the SSO provider's groups claim at each sign-in; never from a request.
+    groups: tuple[str, ...] = ()
 
     def can(self, action: str) -> bool:
         return action in PERMISSIONS.get(self.role, frozenset())
+
+    @property
+    def audience(self) -> Audience:
+        """What this identity may read: everyone's documents and its groups'."""
+        return Audience(frozenset(self.groups))
 
 
 def require(identity: Identity | None, action: str) -> Identity:

@@ -1,6 +1,8 @@
 """What the query log says: decision rates over time, σ against τ, latency, what gets cited, claims,
-the open conflicts between documents (seen in answers, or filed when a document was added), and
-the knowledge gaps - abstained questions grouped by topic, each with the nearest section.
+the open conflicts between documents (seen in answers, or filed when a document was added), the
+operator's numbers (errors, latency by stage, abstention reasons: governance.turn_stats), and
+the knowledge gaps - abstained questions grouped by topic, each with the nearest section, and
+marked resolved once today's library answers them (governance.gap_resolution).
 
 Reviewers see questions, never who asked them (the log keeps only a hashed actor, which nothing
 here returns), with obvious personal data taken out (`governance.personal_data`; the chat tells
@@ -8,6 +10,12 @@ users that unanswered questions are read). The CSV export writes every cell so t
 shows it as text, never runs it as a formula. Gaps are MiniLM embeddings clustered with
 scikit-learn's agglomerative clustering (cosine distance, average linkage, a distance threshold
 rather than a number of groups: the number of topics is what we want to learn).
+
+A reviewer sees only what their audience allows (pipeline.ground.audience): cited sections of
+documents they may not read are not counted for them, a gap question whose nearest sections they
+may not read is left out, so is a conflict with a side they may not read, and nearest sections and
+resolutions are looked up in what they may read. A chunk no longer in the index (removed by a
+later ingest) hides nothing: none of its text is shown.
 """
 
 from __future__ import annotations
@@ -22,7 +30,10 @@ from pathlib import Path
 import numpy as np
 from llama_index.core.schema import QueryBundle
 
+from governance.gap_resolution import GapResolver
 from governance.personal_data import redact_personal
+from governance.turn_stats import turn_stats
+from pipeline.ground.audience import EVERYTHING, Audience
 
 GAP_DISTANCE = 0.55  # cosine distance under which two abstained questions share a topic
 CSV_COLUMNS = ("group_id", "group_size", "question", "sigma", "nearest_section")
@@ -34,6 +45,7 @@ class GapQuestion:
     sigma: float | None
     asked_at: str
     nearest_section: str  # "doc_id §section" of the closest active chunk
+    resolved_by: str = ""  # "doc_id §section" that answers it today; "" while the gap is open
 
 
 @dataclass
@@ -45,6 +57,17 @@ class GapGroup:
     @property
     def size(self) -> int:
         return len(self.questions)
+
+    @property
+    def open(self) -> int:
+        """Questions of the group that today's library still does not answer."""
+        return sum(1 for q in self.questions if not q.resolved_by)
+
+    @property
+    def status(self) -> str:
+        if not self.open:
+            return "resolved"
+        return "open" if self.open == self.size else f"{self.size - self.open} of {self.size} resolved"
 
 
 def read_log(path: Path, retention_days: int = 0) -> list[dict]:
@@ -119,6 +142,30 @@ def abstained(records: list[dict]) -> list[dict]:
     return [r for r in records if r.get("decision") == "abstain" and str(r.get("query") or "").strip()]
 
 
+def unreadable_chunks(index, records: list[dict], audience: Audience) -> set[str]:
+    """The chunk ids named by `records` (cited or nearest) that `audience` may not read."""
+    if audience.everything:
+        return set()
+    ids = sorted({str(c) for r in records for key in ("sources", "nearest") for c in (r.get(key) or [])})
+    if not ids:
+        return set()
+    return {n.node_id for n in index.get_nodes(ids) if not audience.can_read(n.metadata)}
+
+
+def visible_to(index, records: list[dict], audience: Audience) -> list[dict]:
+    """`records` as a reviewer with `audience` may see them: unreadable citations dropped, and turns
+    whose nearest sections they may not read left out."""
+    hidden = unreadable_chunks(index, records, audience)
+    if not hidden:
+        return records
+    out = []
+    for r in records:
+        if hidden & {str(c) for c in r.get("nearest") or []}:
+            continue
+        out.append({**r, "sources": [c for c in r.get("sources") or [] if str(c) not in hidden]})
+    return out
+
+
 def cluster(vectors: np.ndarray, distance: float = GAP_DISTANCE) -> list[int]:
     """A group label per (normalised) vector."""
     if len(vectors) < 2:
@@ -134,28 +181,54 @@ def _section_label(node) -> str:
     return f"{meta.get('doc_id', '')} §{meta.get('section', '') or meta.get('title', '')}"
 
 
-def knowledge_gaps(log_path: Path, index, retention_days: int = 0) -> list[GapGroup]:
-    """Abstained questions grouped by topic, largest group first (then by its first question)."""
-    turns = abstained(read_log(log_path, retention_days))
+def knowledge_gaps(
+    log_path: Path,
+    index,
+    retention_days: int = 0,
+    audience: Audience = EVERYTHING,
+    resolver: GapResolver | None = None,
+) -> list[GapGroup]:
+    """Abstained questions grouped by topic, as a reviewer with `audience` may see them: groups
+    with open questions first, largest first (then by their first question); with a `resolver`,
+    each question re-asked against today's library and marked resolved when it is answered."""
+    turns = abstained(visible_to(index, read_log(log_path, retention_days), audience))
     if not turns:
         return []
-    questions = [redact_personal(str(r["query"]).strip()) for r in turns]
+    asked = [str(r["query"]).strip() for r in turns]  # re-asked as the user asked them
+    questions = [redact_personal(q) for q in asked]  # as reviewers see them
     vectors = np.asarray(index.embed_texts(questions), dtype=np.float32)
     labels = cluster(vectors)
-    retriever = index.retriever(1)
+    retriever = index.retriever(1, audience)
     nearest = []
     for question, vector in zip(questions, vectors, strict=False):
         hits = retriever.retrieve(QueryBundle(query_str=question, embedding=vector.tolist()))
         nearest.append(_section_label(hits[0].node) if hits else "")
+    answered = {q: resolver.resolved_by(q, audience) for q in dict.fromkeys(asked)} if resolver else {}
+    resolved = [answered.get(q, "") for q in asked]
     members: dict[int, list[int]] = defaultdict(list)
     for i, label in enumerate(labels):
         members[label].append(i)
-    ordered = sorted(members.values(), key=lambda idx: (-len(idx), questions[idx[0]].lower()))
+
+    def still_open(idx: list[int]) -> int:
+        return sum(1 for i in idx if not resolved[i])
+
+    ordered = sorted(
+        members.values(), key=lambda idx: (still_open(idx) == 0, -still_open(idx), -len(idx), questions[idx[0]].lower())
+    )
     groups = []
     for number, idx in enumerate(ordered, start=1):
         group = GapGroup(
             number,
-            [GapQuestion(questions[i], turns[i].get("sigma"), str(turns[i].get("ts", "")), nearest[i]) for i in idx],
+            [
+                GapQuestion(
+                    questions[i],
+                    turns[i].get("sigma"),
+                    str(turns[i].get("ts", "")),
+                    nearest[i],
+                    resolved[i],
+                )
+                for i in idx
+            ],
         )
         centre = vectors[idx].mean(axis=0)
         centre /= max(float(np.linalg.norm(centre)), 1e-9)
@@ -166,17 +239,19 @@ def knowledge_gaps(log_path: Path, index, retention_days: int = 0) -> list[GapGr
 
 
 def gap_rows(groups: list[GapGroup]) -> list[dict]:
-    """One row per question: group id, group size, the question, σ, the nearest section."""
+    """One row per open question (what is still to write; a resolved one is left out): group id,
+    the group's open questions, the question, σ, the nearest section."""
     return [
         {
             "group_id": g.group_id,
-            "group_size": g.size,
+            "group_size": g.open,
             "question": q.question,
             "sigma": "" if q.sigma is None else round(float(q.sigma), 3),
             "nearest_section": q.nearest_section,
         }
         for g in groups
         for q in g.questions
+        if not q.resolved_by
     ]
 
 
@@ -209,9 +284,10 @@ def claims_summary(tickets) -> dict[str, int]:
     return dict(Counter(t.status for t in tickets))
 
 
-def open_conflicts(records: list[dict], index, tickets) -> list[dict]:
+def open_conflicts(records: list[dict], index, tickets, audience: Audience = EVERYTHING) -> list[dict]:
     """Conflicts still standing: pairs of active chunks that disagreed in answers (the query log's
-    `conflicts`) or that a conflict ticket still open names; the most seen first."""
+    `conflicts`) or that a conflict ticket still open names; the most seen first. A pair with a side
+    `audience` may not read is left out."""
     seen: dict[str, dict] = {}
     for r in records:
         for c in r.get("conflicts") or []:
@@ -257,6 +333,8 @@ def open_conflicts(records: list[dict], index, tickets) -> list[dict]:
         found = [nodes.get(c) for c in row["chunks"]]
         if any(n is None or n.metadata.get("status") != "active" for n in found):
             continue  # one side was changed or retired since: the conflict no longer stands
+        if not all(audience.can_read(n.metadata) for n in found if n is not None):
+            continue  # a side the reviewer may not read: none of its text is shown
         row["where"] = " ↔ ".join(_section_label(n) for n in found)
         rows.append(row)
     return sorted(rows, key=lambda r: (-r["seen_in_answers"], r["where"]))
@@ -265,18 +343,21 @@ def open_conflicts(records: list[dict], index, tickets) -> list[dict]:
 class Insights:
     """The Insights tab's data for reviewers and admins (`review_tickets`); no usernames anywhere."""
 
-    def __init__(self, index, tickets, query_log: Path, retention_days: int = 0) -> None:
+    def __init__(
+        self, index, tickets, query_log: Path, retention_days: int = 0, resolver: GapResolver | None = None
+    ) -> None:
         self.index = index
         self.tickets = tickets
         self.query_log = Path(query_log)
         self.retention_days = retention_days
+        self.resolver = resolver
         prune_log(self.query_log, retention_days)
 
     def overview(self, identity) -> dict:
         from governance.identity import require
 
         require(identity, "review_tickets")
-        records = read_log(self.query_log, self.retention_days)
+        records = visible_to(self.index, read_log(self.query_log, self.retention_days), identity.audience)
         cited = {c for r in records for c in (r.get("sources") or [])}
         section_of = {n.node_id: _section_label(n) for n in self.index.get_nodes(sorted(cited))} if cited else {}
         data = overview(records, section_of)
@@ -288,10 +369,19 @@ class Insights:
         from governance.identity import require
 
         require(identity, "review_tickets")
-        return open_conflicts(read_log(self.query_log, self.retention_days), self.index, self.tickets)
+        return open_conflicts(
+            read_log(self.query_log, self.retention_days), self.index, self.tickets, identity.audience
+        )
 
     def gaps(self, identity) -> list[GapGroup]:
         from governance.identity import require
 
         require(identity, "review_tickets")
-        return knowledge_gaps(self.query_log, self.index, self.retention_days)
+        return knowledge_gaps(self.query_log, self.index, self.retention_days, identity.audience, self.resolver)
+
+    def operations(self, identity) -> dict:
+        """Errors, latency by stage per day and abstention reasons (governance.turn_stats)."""
+        from governance.identity import require
+
+        require(identity, "review_tickets")
+        return turn_stats(read_log(self.query_log, self.retention_days))

@@ -7,6 +7,13 @@ written to `<home>/documents_journal.json` before the index is touched, applied 
 index's own API, and the journal cleared; a process killed halfway is rolled back at the next
 start. Nothing is deleted: a replaced or retired document's chunks are deprecated and kept, and a
 retired document can be restored.
+
+Each document has an audience (everyone, or named groups; pipeline.ground.audience): given with
+the upload or in its front matter, kept by a new version unless the new version names another,
+and changed with `set_audience`, which rewrites the audience of every chunk of the document the
+same crash-safe way. `readable` is a reader's view of one document: filtered by the reader's
+audience in the Chroma query, and "no such document" both when there is none and when the reader
+may not read it.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from governance.audit import AuditLog
 from governance.conflicts import Conflict, conflicts_with
 from governance.evolution import CorpusEvolution, bump_version
 from governance.identity import Identity, require
+from pipeline.ground.audience import Audience, audience_label, audience_metadata, groups_of, normalise_groups
 from pipeline.ground.config import Config
 from pipeline.ground.records import Chunk
 from pipeline.ground.storage import lock_for
@@ -62,11 +70,13 @@ class PreparedDocument:
     issues: list[ChunkIssue]
     file_sha256: str
     text_sha256: str
+    audience: str = ""  # "everyone", "finance,hr", or "" (new: everyone; replacing: the current one)
 
     def audit_lines(self) -> list[str]:
         lines = [
             f'{self.name} → {self.doc_id} "{self.title}" v{self.version}'
             f"{', effective ' + self.effective_date if self.effective_date else ''}: {len(self.chunks)} chunks"
+            + (f", readable by {self.audience}" if self.audience else "")
         ]
         lines += [f"  - {i.chunk_id.split('::')[1]}: {i.problem}" for i in self.issues]
         return lines
@@ -84,6 +94,7 @@ class LibraryEntry:
     uploaded_by: str
     uploaded_at: str
     source: str
+    audience: str = "everyone"
 
 
 @dataclass
@@ -161,6 +172,7 @@ class DocumentLibrary:
             str(newest.get("uploaded_by", "") or "(ingest)"),
             str(newest.get("uploaded_at", "")),
             str(newest.get("source", "")),
+            audience_label(groups_of(newest)),
         )
 
     def chunks(self, identity: Identity, doc_id: str) -> list[dict]:
@@ -182,10 +194,39 @@ class DocumentLibrary:
         return sorted(rows, key=lambda r: (r["status"] != ACTIVE, r["chunk_id"]))
 
     # -- preparing (no writes) -----------------------------------------------------------------------
+    def readable(self, audience: Audience, doc_id: str) -> list[dict]:
+        """The active chunks of a document that `audience` may read, in document order: section,
+        title, version and text. DocumentRefused alike for a missing document and a restricted one."""
+        doc_id = str(doc_id or "").strip()
+        clauses: list[dict] = [{"doc_id": doc_id}, {"status": ACTIVE}]
+        readers = audience.where()
+        nodes = self.index.get_nodes(where={"$and": clauses + ([readers] if readers else [])})
+        if not doc_id or not nodes:
+            raise DocumentRefused(f"No document {doc_id[:80]!r}.")
+        nodes.sort(key=lambda n: (int(n.metadata.get("position", 0) or 0), n.node_id))
+        return [
+            {
+                "chunk_id": n.node_id,
+                "title": n.metadata.get("title", ""),
+                "section": n.metadata.get("section", ""),
+                "version": n.metadata.get("version", ""),
+                "text": n.text,
+            }
+            for n in nodes
+        ]
+
     def prepare(
-        self, data: bytes, name: str, title: str = "", version: str = "", effective_date: str = "", doc_id: str = ""
+        self,
+        data: bytes,
+        name: str,
+        title: str = "",
+        version: str = "",
+        effective_date: str = "",
+        doc_id: str = "",
+        audience: str = "",
     ) -> PreparedDocument:
-        """Convert and chunk one file; raises DocumentError (ConversionRefused) with a plain reason."""
+        """Convert and chunk one file; raises DocumentError (ConversionRefused) with a plain reason.
+        `audience`: "everyone", or groups ("hr, finance"); "" keeps what the file's front matter says."""
         converted = convert(data, name)
         document = document_from_text(
             converted.markdown,
@@ -195,6 +236,7 @@ class DocumentLibrary:
             title=title or converted.title,
             version=version or converted.version,
             effective_date=effective_date or converted.effective_date,
+            audience=audience,
         )
         chunks = chunk_document(document, self.config.chunk_min_words, self.config.chunk_max_words)
         if not chunks:
@@ -211,6 +253,7 @@ class DocumentLibrary:
             audit_chunks(chunks, self.config.chunk_min_words, self.config.chunk_max_words),
             hashlib.sha256(data).hexdigest(),
             text_sha,
+            document.audience,
         )
 
     def preview(self, identity: Identity, data: bytes, name: str, **fields: str) -> PreparedDocument:
@@ -388,12 +431,15 @@ class DocumentLibrary:
                 prepared.issues,
                 prepared.file_sha256,
                 prepared.text_sha256,
+                prepared.audience,
             )
             if progress:
                 progress(0.1, f"comparing {len(fresh)} chunks with version {old_version}")
             existing = {n.node_id: n for n in self.index.get_nodes([c.chunk_id for c in fresh], with_embeddings=True)}
             new, touched, changes = [], [], {}
-            uploaded = self._upload_meta(p, identity)
+            uploaded: dict[str, object] = dict(self._upload_meta(p, identity))
+            if p.audience:  # the new version names an audience: the kept chunks take it too
+                uploaded.update(audience_metadata(normalise_groups(p.audience)))
             for chunk in fresh:
                 node = existing.get(chunk.chunk_id)
                 if node is None:
@@ -435,6 +481,27 @@ class DocumentLibrary:
                 [n.node_id for n in new],
                 deprecated,
             )
+
+    def set_audience(self, identity: Identity, doc_id: str, groups: str) -> ChangeResult:
+        """Who may read a document: "everyone", or groups ("hr, finance"). Every chunk of it
+        (deprecated versions too) takes the new audience; audited."""
+        require(identity, "ingest")
+        doc_id = str(doc_id or "").strip()
+        wanted = normalise_groups(groups)
+        with self._lock:
+            nodes = self.index.get_nodes(where={"doc_id": doc_id}, with_embeddings=True)
+            if not nodes:
+                raise DocumentRefused(f"No document {doc_id!r}; see the library for the ids.")
+            before = audience_label(groups_of(nodes[0].metadata))
+            changes = {
+                n.node_id: audience_metadata(wanted, n.metadata) for n in nodes if groups_of(n.metadata) != wanted
+            }
+            label = audience_label(wanted)
+            if not changes:
+                return ChangeResult(doc_id, f"{doc_id} is already readable by {label}.")
+            touched = [n for n in nodes if n.node_id in changes]
+            self._change(identity, "document_audience", doc_id, changes, touched, [], old=before, audience=label)
+            return ChangeResult(doc_id, f"{doc_id} is now readable by {label}.", changed=list(changes))
 
     def retire(self, identity: Identity, doc_id: str, reason: str = "") -> ChangeResult:
         """Deprecate every active chunk of a document (kept; `restore` brings them back). A reason

@@ -14,7 +14,9 @@ from governance.audit import AuditLog, VerifyResult
 from governance.claims import change_cue, detect_claim
 from governance.conflicts import Conflict, restatement_test
 from governance.contradictions import closest, find_contradictions, propose_replacement
+from governance.critic.service import PolicyCritic
 from governance.evolution import CorpusEvolution, Hook
+from governance.gap_resolution import GapResolver
 from governance.identity import Identity, PermissionDenied, require
 from governance.insights import Insights
 from governance.library import ChangeResult, DocumentLibrary, PreparedDocument, Progress
@@ -23,6 +25,7 @@ from governance.rule_search import find_rule_statements
 from governance.tickets import STATUSES, Ticket, TicketStore, new_ticket_id, now_iso
 from governance.trust import trust_score
 from governance.update_check import kept_unchanged, post_update_check
+from pipeline.ground.audience import PUBLIC, Audience
 from pipeline.ground.config import Config
 from pipeline.ground.records import Answer, Citation
 from pipeline.ground.storage import lock_for
@@ -80,7 +83,10 @@ class GovernanceService:
         )
         self.recover()
         self.documents = DocumentLibrary(engine, audit, config)  # rolls back a half-done document change
-        self.insights = Insights(engine.index, self.tickets, config.query_log_path, config.query_log_days)
+        self.insights = Insights(
+            engine.index, self.tickets, config.query_log_path, config.query_log_days, GapResolver(engine)
+        )
+        self.critic = PolicyCritic(engine.index, engine.embed_model)  # read-only: uploads and the library
 
     # -- chat ---------------------------------------------------------------------------------------
     def on_chat_turn(self, identity: Identity, text: str, answer: Answer) -> Answer:
@@ -94,9 +100,11 @@ class GovernanceService:
         if claim is None:
             return answer
         cited = {c.chunk_id: c for c in answer.citations}
-        # Every statement of the claimed value's rule in the library, the cited ones first; a
+        # Every statement of the claimed value's rule the claimant may read, the cited ones first; a
         # claim that states no value (a polarity change) is compared with the cited chunks.
-        contradictions = self.analysis(claim.statement, claim.cue, polarity=False).contradictions
+        contradictions = self.analysis(
+            claim.statement, claim.cue, polarity=False, audience=identity.audience
+        ).contradictions
         contradictions.sort(key=lambda c: c["chunk_id"] not in cited)
         if not contradictions:
             found = []
@@ -108,7 +116,7 @@ class GovernanceService:
             citation = _citation_dict(cited[contradictions[0]["chunk_id"]])
         else:
             if not contradictions:
-                contradictions, affected = self.analyse(claim.statement)
+                contradictions, affected = self.analyse(claim.statement, identity.audience)
             else:
                 affected = [_affected_entry(n) for n in self.engine.index.get_nodes([contradictions[0]["chunk_id"]])]
             if contradictions:
@@ -158,16 +166,20 @@ class GovernanceService:
         return f"Note: you described a change to what {where} says. {offer}"
 
     # -- tickets ------------------------------------------------------------------------------------
-    def analyse(self, statement: str) -> tuple[list[dict], list[dict]]:
-        """Contradictions between `statement` and the active library, and the chunks they stand in."""
-        found = self.analysis(statement)
+    def analyse(self, statement: str, audience: Audience = PUBLIC) -> tuple[list[dict], list[dict]]:
+        """Contradictions between `statement` and the active chunks `audience` may read (the
+        claimant's: a claim is compared only with text its author can read), and those chunks."""
+        found = self.analysis(statement, audience=audience)
         return found.contradictions, found.affected
 
-    def analysis(self, statement: str, cue: str = "", polarity: bool = True) -> ClaimAnalysis:
-        """What `statement` affects. A claimed value ("60%") is looked for in every statement of
-        its rule across the whole active library (governance.rule_search); a claim without one
-        ("no longer count"), with `polarity`, among the closest chunks, as a negation."""
-        nodes = self.engine.index.get_nodes(where={"status": ACTIVE})
+    def analysis(
+        self, statement: str, cue: str = "", polarity: bool = True, audience: Audience = PUBLIC
+    ) -> ClaimAnalysis:
+        """What `statement` affects among the active chunks `audience` may read. A claimed value
+        ("60%") is looked for in every statement of its rule across that part of the library
+        (governance.rule_search); a claim without one ("no longer count"), with `polarity`, among
+        the closest chunks, as a negation."""
+        nodes = [n for n in self.engine.index.get_nodes(where={"status": ACTIVE}) if audience.can_read(n.metadata)]
         rules, found, dependents = find_rule_statements(
             statement, cue or change_cue(statement), nodes, self.engine.stats.idf, restatement_test(self.engine.index)
         )
@@ -183,7 +195,7 @@ class GovernanceService:
             )
         if not polarity:
             return ClaimAnalysis()
-        hits, _ = self.engine.retrieve(statement)
+        hits, _ = self.engine.retrieve(statement, audience)
         closest_nodes = {hit.node.node_id: hit.node for hit in hits[:ANALYSE_TOP]}
         near = []
         for node in closest_nodes.values():
@@ -222,7 +234,7 @@ class GovernanceService:
         statement = detected.statement if detected else claim
         evidence = "\n".join(t for t in (proof_text, stored.text if stored else "") if t)
         trust = trust_score(statement, identity.role, evidence, has_proof_file=stored is not None)
-        found = self.analysis(statement, detected.cue if detected else "")
+        found = self.analysis(statement, detected.cue if detected else "", audience=identity.audience)
         contradictions, affected = found.contradictions, found.affected
         replacements = {
             a["chunk_id"]: propose_replacement(a["text"], [c for c in contradictions if c["chunk_id"] == a["chunk_id"]])

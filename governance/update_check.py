@@ -24,6 +24,7 @@ from governance.conflicts import still_disagree
 from governance.contradictions import _sentence_spans
 from governance.rule_search import Rule, still_stating_old
 from governance.tickets import Ticket
+from pipeline.ground.audience import EVERYTHING
 from pipeline.ingest.index import ACTIVE
 from pipeline.language.text import content_terms
 
@@ -106,14 +107,15 @@ def post_update_check(engine, ticket: Ticket, plan: dict) -> dict:
     rules = [Rule.from_dict(r) for r in ticket.rules]
     kept = kept_unchanged(ticket)
     questions = [ticket.statement, *paraphrases(ticket)]
-    nodes, _ = engine.retrieve(ticket.statement)
+    # The system's own check: every document, whoever may read the changed one.
+    nodes, _ = engine.retrieve(ticket.statement, EVERYTHING)
     retrieved = [n.node.node_id for n in nodes]
     problems = []
     if old_ids & set(retrieved):
         problems.append("a deprecated chunk is still retrieved")
     asked = []
     for number, question in enumerate(questions):
-        answer = engine.ask(question, log=False)
+        answer = engine.ask(question, log=False, audience=EVERYTHING)
         cited = [c.chunk_id for c in answer.citations]
         asked.append({"question": question, "decision": answer.decision, "cited": cited})
         if number == 0:

@@ -44,6 +44,9 @@ def main(argv: list[str] | None = None) -> int:
     ingest.add_argument("folder", nargs="?", help="default: data/policies (or WARRANT_DOCS)")
     ask = sub.add_parser("ask", help="ask one question and print the cited answer and σ")
     ask.add_argument("question")
+    ask.add_argument(
+        "--groups", default="", help="answer as a member of these groups (hr,finance); default: everyone's documents"
+    )
     args = parser.parse_args(argv)
 
     set_offline_environment()
@@ -67,7 +70,14 @@ def main(argv: list[str] | None = None) -> int:
     if engine.index.count() == 0:
         print("The index is empty; ingesting data/policies first.", file=sys.stderr)
         print(engine.ingest(config.docs_dir).summary(), file=sys.stderr)
-    _print_answer(engine.ask(args.question))
+    from pipeline.ground.audience import Audience, normalise_groups
+
+    try:
+        audience = Audience(frozenset(normalise_groups(args.groups)))
+    except ValueError as exc:
+        print(f"error: --groups: {exc}", file=sys.stderr)
+        return 2
+    _print_answer(engine.ask(args.question, audience=audience))
     return 0
 
 

@@ -24,6 +24,7 @@ from pipeline.answer.synthesis import ExtractiveSynthesizer
 from pipeline.answer.verify import verify
 from pipeline.gate.answerability import AnswerabilityCoverage, CoverageCombiner, answerability_model
 from pipeline.gate.support import GateResult, SupportPostprocessor
+from pipeline.ground.audience import PUBLIC, RESTRICTED_KEY, Audience
 from pipeline.ground.config import Config
 from pipeline.ground.freshness import MISSING, FileStamp, file_stamp
 from pipeline.ground.querylog import append_query_log
@@ -154,9 +155,12 @@ class AnswerEngine:
         return report
 
     def refresh(self) -> None:
-        """Re-read term statistics after the active chunks changed (ingest, approved ticket)."""
+        """Re-read term statistics after the active chunks changed (ingest, approved ticket, an
+        audience changed). They count only the chunks everyone may read: σ (coverage's idf), BM25
+        and the synthesiser weigh a word by them, and σ is shown to every asker, so a word that
+        only a restricted document holds must weigh the same as a word no document holds."""
         fingerprint = self._index_fingerprint()
-        self.stats.rebuild(self.index.active_texts())
+        self.stats.rebuild(self.index.active_texts(PUBLIC))
         self.stats.save(self.term_stats_path, fingerprint)
         self._stats_stamp = self._term_stats_stamp()
 
@@ -169,7 +173,13 @@ class AnswerEngine:
         texts, and it changes when a chunk is replaced even if the counts do not."""
         ids = sorted(self.index.collection.get(where={"status": "active"}, include=[])["ids"])
         digest = hashlib.sha256("\n".join(ids).encode("utf-8")).hexdigest()
-        return {"active": len(ids), "total": self.index.count(), "active_ids_sha256": digest}
+        restricted = self.index.collection.get(where={RESTRICTED_KEY: True}, include=[])["ids"]
+        return {
+            "active": len(ids),
+            "total": self.index.count(),
+            "active_ids_sha256": digest,
+            "restricted_ids_sha256": hashlib.sha256("\n".join(sorted(restricted)).encode("utf-8")).hexdigest(),
+        }
 
     def _load_or_rebuild_stats(self) -> None:
         """Start from the stored counts when they match this index; otherwise count and store."""
@@ -200,16 +210,20 @@ class AnswerEngine:
             )
 
     # -- asking ---------------------------------------------------------------------------------
-    def retrieve(self, query: str) -> tuple[list[NodeWithScore], dict[str, float]]:
-        nodes, timings, _ = self._retrieve(query)
+    def retrieve(self, query: str, audience: Audience = PUBLIC) -> tuple[list[NodeWithScore], dict[str, float]]:
+        nodes, timings, _ = self._retrieve(query, audience=audience)
         return nodes, timings
 
     def _retrieve(
-        self, query: str, embedding: list[float] | None = None, terms: Sequence[str] | None = None
+        self,
+        query: str,
+        embedding: list[float] | None = None,
+        terms: Sequence[str] | None = None,
+        audience: Audience = PUBLIC,
     ) -> tuple[list[NodeWithScore], dict[str, float], list[float]]:
-        """The `top_k` chunks for `query`: the `fusion_pool` closest by cosine, re-ordered by
-        fusing that rank with BM25 over the query's `terms` (pipeline.retrieve.hybrid); dense only when
-        the pool is 0."""
+        """The `top_k` chunks `audience` may read for `query`: the `fusion_pool` closest by cosine
+        (the audience filtered in the vector store query), re-ordered by fusing that rank with BM25
+        over the query's `terms` (pipeline.retrieve.hybrid); dense only when the pool is 0."""
         timings: dict[str, float] = {}
         if embedding is None:
             t = time.perf_counter()
@@ -217,7 +231,7 @@ class AnswerEngine:
             timings["embed"] = _ms(t)
         t = time.perf_counter()
         pool = max(self.top_k, self.fusion_pool)
-        nodes = self.index.retriever(pool).retrieve(QueryBundle(query_str=query, embedding=embedding))
+        nodes = self.index.retriever(pool, audience).retrieve(QueryBundle(query_str=query, embedding=embedding))
         if self.fusion_pool:
             query_terms = canonical_terms(query) if terms is None else terms
             nodes = fuse(nodes, query_terms, self.stats, self.top_k)
@@ -234,12 +248,16 @@ class AnswerEngine:
         log: bool = True,
         gated: bool = True,
         on_token: Callable[[str], None] | None = None,
+        audience: Audience = PUBLIC,
     ) -> Answer:
         """Answer `question` (retrieving with `rewritten` when a follow-up was made self-contained).
 
         `gated=False` is the standard-RAG baseline used in evaluations: same retrieval and
         synthesiser, no support gate and no verifier, so it always answers when anything is found.
         `on_token(text so far)` streams an LLM-written answer while it is written (pipeline/answer/generate.py).
+        `audience`: whose question it is; only documents they may read are searched (default: the
+        documents everyone may read; `EVERYTHING` for the system's own checks).
+        With `log`, every call writes one query-log line, refusals and declined requests included.
         """
         started = time.perf_counter()
         self.follow_other_processes()
@@ -248,22 +266,23 @@ class AnswerEngine:
         problem = self._refuse_input(question)
         if problem:
             answer = Answer(text=problem, decision="abstain", reason="input refused", query=question[:200])
-            answer.timings_ms["total"] = _ms(started)
-            return answer
+            return self._finish(answer, {}, started, log, actor, session, kind="refused")
         # The message is analysed once (pipeline.language.question); every step below reads that record.
         message = analyse_question((rewritten or question).strip())
         if is_action_request(message.sentences if message.text == question else question):
-            return self._declined(question, action_refusal(), "a request to act, not a question", started)
+            answer = self._declined(question, action_refusal(), "a request to act, not a question")
+            return self._finish(answer, {}, started, log, actor, session, kind="declined")
         query, set_aside = set_aside_instructions(message.sentences)
         if not query:
-            return self._declined(question, instructions_only(), "instructions only, no question", started)
+            answer = self._declined(question, instructions_only(), "instructions only, no question")
+            return self._finish(answer, {}, started, log, actor, session, kind="declined")
         asked = message if query == message.text else analyse_question(query)
         # A two-part question's parts are embedded with it, in one pass (pipeline.language.question_parts).
         parts = asked.parts
         t = time.perf_counter()
         embeddings = self.embed_model.query_embeddings([query, *(p.search for p in parts)])
         embed_ms = _ms(t)
-        nodes, timings, embedding = self._retrieve(query, embeddings[0], asked.terms)
+        nodes, timings, embedding = self._retrieve(query, embeddings[0], asked.terms, audience)
         timings = {"embed": embed_ms, **timings}
         t = time.perf_counter()
         gate = (
@@ -274,23 +293,44 @@ class AnswerEngine:
         timings["support"] = _ms(t)
         searches = list(zip(parts, embeddings[1:], strict=False))
         answer = self._compose(
-            question, asked, gate, nodes, style, timings, embedding, searches, gated=gated, on_token=on_token
+            question,
+            asked,
+            gate,
+            nodes,
+            style,
+            timings,
+            embedding,
+            searches,
+            gated=gated,
+            on_token=on_token,
+            audience=audience,
         )
         if set_aside:
             answer.reason += f"; set aside {len(set_aside)} instruction sentence(s) in the message"
-        t = time.perf_counter()
-        if log:
-            append_query_log(self.config.query_log_path, answer, actor=actor, session=session)
-        timings["log"] = _ms(t)
+        return self._finish(answer, timings, started, log, actor, session)
+
+    def _finish(
+        self,
+        answer: Answer,
+        timings: dict[str, float],
+        started: float,
+        log: bool,
+        actor: str,
+        session: str,
+        kind: str = "policy",
+    ) -> Answer:
+        """Attach the timings, then write the query-log line, so the line carries them."""
         timings["total"] = _ms(started)
         answer.timings_ms = timings
+        if log:
+            t = time.perf_counter()
+            append_query_log(self.config.query_log_path, answer, actor=actor, session=session, kind=kind)
+            timings["log"] = _ms(t)
         return answer
 
     @staticmethod
-    def _declined(question: str, text: str, reason: str, started: float) -> Answer:
-        answer = Answer(text=text, decision="abstain", reason=reason, query=question[:200])
-        answer.timings_ms["total"] = _ms(started)
-        return answer
+    def _declined(question: str, text: str, reason: str) -> Answer:
+        return Answer(text=text, decision="abstain", reason=reason, query=question[:200])
 
     @staticmethod
     def _refuse_input(question: str) -> str:
@@ -317,6 +357,7 @@ class AnswerEngine:
         searches: list[tuple[QuestionPart, list[float]]],
         gated: bool = True,
         on_token: Callable[[str], None] | None = None,
+        audience: Audience = PUBLIC,
     ) -> Answer:
         query = asked.text
         common: _Shared = {
@@ -344,7 +385,7 @@ class AnswerEngine:
         pool = self.postprocessor.synthesis_pool(nodes)
         # The parts' searches run side by side; in a large index that pays (measured at 14k
         # chunks: 19 → 14 ms for two parts; no change on the policies alone).
-        for extra in _PART_SEARCHES.map(lambda s: self._part_evidence(s[0].search, s[1], gated), searches):
+        for extra in _PART_SEARCHES.map(lambda s: self._part_evidence(s[0].search, s[1], gated, audience), searches):
             known = {n.node.node_id for n in pool}
             pool += [n for n in extra if n.node.node_id not in known]
         if searches:
@@ -380,13 +421,15 @@ class AnswerEngine:
             answer = self.generator.rewrite(query, answer, pool, style, on_token, timings)
         return note_disagreements(answer, pool, vectors)  # cited sentences that disagree are told
 
-    def _part_evidence(self, part: str, embedding: list[float], gated: bool) -> list[NodeWithScore]:
+    def _part_evidence(
+        self, part: str, embedding: list[float], gated: bool, audience: Audience = PUBLIC
+    ) -> list[NodeWithScore]:
         """The chunks that may add sentences for one part of a two-part question, retrieved with
         the part's own embedding (which also ranks the part's sentences; a separate embedding of
         the part's own words ranked them no better on dev or test). Gated, they must pass σ ≥ τ
         for the part by themselves; otherwise the part is answered from the whole question's
         evidence or not at all. The whole question's σ still decides whether to answer."""
-        nodes, _, _ = self._retrieve(part, embedding)
+        nodes, _, _ = self._retrieve(part, embedding, audience=audience)
         gate = (
             self.postprocessor.gate(part, nodes, embedding)
             if gated

@@ -38,6 +38,11 @@ def test_unauthenticated_requests_are_refused(app):
         )
 
 
+def test_metrics_are_off_without_a_token(app):
+    base, _ = app
+    assert httpx.get(base + "/metrics").status_code == 404  # WARRANT_METRICS_TOKEN is not set
+
+
 def test_forged_or_tampered_cookie_is_refused(app):
     base, _ = app
     with httpx.Client() as client:

@@ -1,4 +1,4 @@
-"""The admin tab: accounts and roles, the support threshold τ, and the audit panel.
+"""The admin tab: accounts, their roles and groups, the support threshold τ, and the audit panel.
 
 The tab is hidden from other roles, but that is presentation only: every handler gets the
 identity from the request and the service method checks `manage_accounts` / `set_tau` itself.
@@ -18,7 +18,7 @@ from ui.render import esc
 from ui.review_tab import build_audit_panel
 from ui.service import WarrantService
 
-_HEADERS = ["username", "role", "display name", "sign-in"]
+_HEADERS = ["username", "role", "display name", "sign-in", "groups"]
 
 
 def build_admin_tab(service: WarrantService, identity_of: Callable[[gr.Request], Identity]) -> None:
@@ -32,6 +32,14 @@ def build_admin_tab(service: WarrantService, identity_of: Callable[[gr.Request],
             role_user = gr.Textbox(label="Username")
             role_value = gr.Radio(list(ROLES), label="New role", value="user")
             change_role = gr.Button("Change role")
+        with gr.Row():
+            groups_user = gr.Textbox(label="Username", elem_id="warrant-groups-user")
+            groups_value = gr.Textbox(
+                label="Groups",
+                info="the restricted documents this account may read: hr, finance (empty: everyone's only)",
+                elem_id="warrant-groups",
+            )
+            set_groups = gr.Button("Set groups", elem_id="warrant-set-groups")
         with gr.Row():
             new_user = gr.Textbox(label="New username", info="3-32 letters, digits, . _ -")
             new_password = gr.Textbox(label="Password", type="password", info="at least 8 characters")
@@ -50,7 +58,10 @@ def build_admin_tab(service: WarrantService, identity_of: Callable[[gr.Request],
         set_tau = gr.Button("Set τ")
 
     def _rows(identity: Identity) -> list[list[str]]:
-        return [[a["username"], a["role"], a["display_name"], a["provider"]] for a in service.list_accounts(identity)]
+        return [
+            [a["username"], a["role"], a["display_name"], a["provider"], a["groups"]]
+            for a in service.list_accounts(identity)
+        ]
 
     def _guarded(request: gr.Request, action: Callable[[Identity], str]):
         try:
@@ -69,6 +80,9 @@ def build_admin_tab(service: WarrantService, identity_of: Callable[[gr.Request],
     def add(username: str, password: str, role: str, request: gr.Request):
         return _guarded(request, lambda i: service.create_account(i, username, password, role))
 
+    def groups(username: str, value: str, request: gr.Request):
+        return _guarded(request, lambda i: service.set_groups(i, username, value))
+
     def threshold(value: float, request: gr.Request):
         return _guarded(request, lambda i: service.set_tau(i, value))
 
@@ -76,6 +90,7 @@ def build_admin_tab(service: WarrantService, identity_of: Callable[[gr.Request],
     refresh.click(list_all, None, outputs, api_name="list_accounts")
     change_role.click(change, [role_user, role_value], outputs, api_name="set_role")
     create.click(add, [new_user, new_password, new_role], outputs, api_name="create_account")
+    set_groups.click(groups, [groups_user, groups_value], outputs, api_name="set_groups")
     set_tau.click(threshold, [tau], outputs, api_name="set_tau")
 
     def on_load(request: gr.Request):

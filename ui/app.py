@@ -7,7 +7,8 @@ other roles, which is presentation only: their handlers check the role again on 
 Around everything: the client's address as the configured proxies vouch for it
 (`ui.client_address`), cross-origin refusal and security headers (`ui.http_security`); inside Gradio,
 its own refusal of any client file outside the upload folder and the list of paths it never
-serves (`ui.uploads`). See SECURITY.md.
+serves (`ui.uploads`). See SECURITY.md. Beside the login routes, `/metrics` for operators, off
+unless a token is set (`ui.metrics_route`).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from ui.http_security import add_http_protections, limit_bodies
 from ui.insights_tab import build_insights_tab
 from ui.login import add_login_routes, set_session_cookie
 from ui.memory_tab import build_memory_tab
+from ui.metrics_route import add_metrics_route
 from ui.render import CSS, esc
 from ui.review_tab import build_my_claims, build_review_tab
 from ui.service import WarrantService
@@ -118,11 +120,12 @@ def build_app(service: WarrantService) -> FastAPI:
         allow_headers=["*"],
     )
     add_login_routes(app, service, cookies, current_session, cross_site=config.on_spaces, sso=sso)
+    add_metrics_route(app, config.metrics_token, service.operator_metrics())
     if sso:
         from governance.auth_oidc import add_oidc_routes
 
-        def sign_in(subject_id: str, username: str, display_name: str):
-            identity = service.sso_identity(subject_id, username, display_name)
+        def sign_in(subject_id: str, username: str, display_name: str, groups: list[str] | None = None):
+            identity = service.sso_identity(subject_id, username, display_name, groups)
             response = RedirectResponse("/", status_code=303)
             set_session_cookie(
                 response,

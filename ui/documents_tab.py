@@ -1,7 +1,9 @@
-"""The Documents tab (admins): upload and convert, check the chunk audit and what the file contradicts
-in the library, add; the library with each document's chunks; replace with a new version (offered
-when an upload has the title of an active document); retire (confirmed, with a reason) and restore.
-Each contradiction the admin leaves ticked becomes a ticket for reviewers.
+"""The Documents tab (admins): upload and convert, check the chunk audit, what the file contradicts
+in the library and the critique of the text (ui/critique_panel.py), add; the library with each
+document's chunks and audience, and the critique of every active document; replace with a new
+version (offered when an upload has the title of an active document); retire (confirmed, with a
+reason) and restore; who may read it. Each contradiction the admin leaves ticked becomes a ticket
+for reviewers.
 
 Hidden from other roles, which is presentation only: every handler takes the identity from the
 request and the library checks the `ingest` permission itself. Every file path a request names
@@ -20,11 +22,23 @@ from gradio.context import Context
 from governance.identity import Identity, PermissionDenied
 from governance.library import SameTitle, read_upload_bytes
 from pipeline.ingest.convert import MAX_UPLOAD_BYTES, SUFFIXES
+from ui.critique_panel import build_critique_panel, critique_library, critique_uploads
 from ui.render import code_block, md_text
 from ui.service import WarrantService
 from ui.uploads import uploaded_path
 
-_LIBRARY_HEADERS = ["doc_id", "title", "version", "effective date", "chunks", "status", "uploaded by", "uploaded at"]
+_LIBRARY_HEADERS = [
+    "doc_id",
+    "title",
+    "version",
+    "effective date",
+    "chunks",
+    "status",
+    "uploaded by",
+    "uploaded at",
+    "audience",
+]
+_AUDIENCE_HINT = "everyone, or the groups that may read it: hr, finance"
 _CHUNK_HEADERS = ["chunk id", "section", "version", "status", "origin", "words"]
 _LIMIT_MB = MAX_UPLOAD_BYTES // 1048576
 
@@ -85,6 +99,7 @@ def build_documents_tab(service: WarrantService, identity_of: Callable[[gr.Reque
         title = gr.Textbox(label="Title", elem_id="warrant-doc-title")
         version = gr.Textbox(label="Version", elem_id="warrant-doc-version")
         effective = gr.Textbox(label="Effective date", placeholder="YYYY-MM-DD", elem_id="warrant-doc-date")
+        audience = gr.Textbox(label="Audience", placeholder=_AUDIENCE_HINT, elem_id="warrant-doc-audience")
     preview = gr.Markdown("", elem_id="warrant-doc-preview")
     conflicts = _conflict_box("warrant-doc-conflicts")
     with gr.Row():
@@ -94,6 +109,7 @@ def build_documents_tab(service: WarrantService, identity_of: Callable[[gr.Reque
         offer_replace = gr.Button("Replace it with this file", visible=False, elem_id="warrant-doc-offer-replace")
     offered = gr.State("")  # the doc_id the offer would replace (this browser session's)
     status = gr.Markdown("", elem_id="warrant-doc-status")
+    critique_note, critique_table = build_critique_panel()
 
     gr.Markdown("### Library")
     table = gr.Dataframe(headers=_LIBRARY_HEADERS, interactive=False, elem_id="warrant-doc-library")
@@ -105,6 +121,7 @@ def build_documents_tab(service: WarrantService, identity_of: Callable[[gr.Reque
         retire = gr.Button("Retire…", size="sm", variant="stop", elem_id="warrant-doc-retire")
         restore = gr.Button("Restore", size="sm", elem_id="warrant-doc-restore")
         refresh = gr.Button("Refresh", size="sm", elem_id="warrant-doc-refresh")
+        critique_all = gr.Button("Critique the library", size="sm", elem_id="warrant-doc-critique-library")
     with gr.Group(visible=False, elem_id="warrant-doc-retire-confirm-box") as retire_box:
         retire_question = gr.Markdown("", elem_id="warrant-doc-retire-question")
         with gr.Row():
@@ -112,6 +129,9 @@ def build_documents_tab(service: WarrantService, identity_of: Callable[[gr.Reque
                 "Confirm retire", variant="stop", size="sm", elem_id="warrant-doc-retire-confirm"
             )
             retire_cancel = gr.Button("Cancel", size="sm", elem_id="warrant-doc-retire-cancel")
+    with gr.Row():
+        readers = gr.Textbox(label="Who may read it", placeholder=_AUDIENCE_HINT, elem_id="warrant-doc-readers")
+        set_readers = gr.Button("Set audience", size="sm", elem_id="warrant-doc-set-audience")
     new_version = gr.File(
         label="New version of this document (replace)",
         type="filepath",
@@ -138,11 +158,12 @@ def build_documents_tab(service: WarrantService, identity_of: Callable[[gr.Reque
                 e.status,
                 e.uploaded_by,
                 e.uploaded_at,
+                e.audience,
             ]
             for e in library.entries(identity)
         ]
 
-    def _prepared(identity: Identity, value, t: str, v: str, d: str, doc: str = ""):
+    def _prepared(identity: Identity, value, t: str, v: str, d: str, doc: str = "", a: str = ""):
         contents = _files(value)
         single = len(contents) == 1
         return [
@@ -154,6 +175,7 @@ def build_documents_tab(service: WarrantService, identity_of: Callable[[gr.Reque
                 version=v if single else "",
                 effective_date=d if single else "",
                 doc_id=doc,
+                audience=a,
             )
             for data, name in contents
         ]
@@ -203,16 +225,21 @@ def build_documents_tab(service: WarrantService, identity_of: Callable[[gr.Reque
                     _conflict_choices(found),
                     gr.update(visible=True, value=f"Replace {entry.doc_id} with this file"),
                     entry.doc_id,
+                    *critique_uploads(service.governance.critic, identity, _files(value)),
                 )
             found = library.conflicts(prepared)
-            return _audit(prepared, found), "", *fields, _conflict_choices(found), hidden, ""
+            critique = critique_uploads(service.governance.critic, identity, _files(value))
+            return _audit(prepared, found), "", *fields, _conflict_choices(found), hidden, "", *critique
         except (PermissionDenied, ValueError, OSError) as exc:
-            return "", f"**Not accepted:** {md_text(exc)}", gr.update(), gr.update(), gr.update(), hidden, hidden, ""
+            failed = f"**Not accepted:** {md_text(exc)}"
+            return "", failed, gr.update(), gr.update(), gr.update(), hidden, hidden, "", "", []
 
-    def on_add(value, t: str, v: str, d: str, confirmed: list[str], request: gr.Request, progress=gr.Progress()):
+    def on_add(
+        value, t: str, v: str, d: str, a: str, confirmed: list[str], request: gr.Request, progress=gr.Progress()
+    ):
         try:
             identity = identity_of(request)
-            prepared = _prepared(identity, value, t, v, d)
+            prepared = _prepared(identity, value, t, v, d, a=a)
             results, tickets = service.governance.add_documents(
                 identity, prepared, confirmed or [], progress=lambda f, m: progress(f, desc=m)
             )
@@ -228,14 +255,14 @@ def build_documents_tab(service: WarrantService, identity_of: Callable[[gr.Reque
         except (PermissionDenied, ValueError, OSError) as exc:
             return f"**Nothing was added:** {md_text(exc)}", gr.update(), gr.update(), gr.update()
 
-    def on_offer_replace(value, doc: str, confirmed: list[str], request: gr.Request, progress=gr.Progress()):
+    def on_offer_replace(value, doc: str, a: str, confirmed: list[str], request: gr.Request, progress=gr.Progress()):
         hidden = gr.update(visible=False)
         try:
             identity = identity_of(request)
             if not doc:
                 raise ValueError("Check the file first.")
             ((data, name),) = _files(value)
-            prepared = library.preview(identity, data, name, doc_id=doc)
+            prepared = library.preview(identity, data, name, doc_id=doc, audience=a)  # no audience: as before
             result, tickets = service.governance.replace_document(
                 identity, doc, prepared, confirmed or [], progress=lambda f, m: progress(f, desc=m)
             )
@@ -248,6 +275,12 @@ def build_documents_tab(service: WarrantService, identity_of: Callable[[gr.Reque
             return "", _rows(identity_of(request))
         except (PermissionDenied, ValueError) as exc:
             return md_text(exc), gr.update()
+
+    def on_critique_library(request: gr.Request):
+        try:
+            return "", *critique_library(service.governance.critic, identity_of(request))
+        except (PermissionDenied, ValueError) as exc:
+            return md_text(exc), gr.update(), gr.update()
 
     def on_chunks(doc: str, request: gr.Request):
         try:
@@ -290,6 +323,9 @@ def build_documents_tab(service: WarrantService, identity_of: Callable[[gr.Reque
     def on_restore(doc: str, request: gr.Request):
         return _change(lambda i: library.restore(i, doc).message, request)
 
+    def on_set_audience(doc: str, who: str, request: gr.Request):
+        return _change(lambda i: library.set_audience(i, doc, who).message, request)
+
     def on_replace_check(doc: str, value, request: gr.Request):
         """The first click of a replacement: the new version's chunk audit and contradictions."""
         hidden = gr.update(visible=False)
@@ -326,25 +362,28 @@ def build_documents_tab(service: WarrantService, identity_of: Callable[[gr.Reque
     check.click(
         on_check,
         [files, title, version, effective],
-        [preview, status, title, version, effective, conflicts, offer_replace, offered],
+        [preview, status, title, version, effective, conflicts, offer_replace, offered, critique_note, critique_table],
         api_name="documents_check",
         **slow,
     )
     add.click(
         on_add,
-        [files, title, version, effective, conflicts],
+        [files, title, version, effective, audience, conflicts],
         [status, table, files, conflicts],
         api_name="documents_add",
         **slow,
     )
     offer_replace.click(
         on_offer_replace,
-        [files, offered, conflicts],
+        [files, offered, audience, conflicts],
         [status, table, files, conflicts, offer_replace, offered],
         api_visibility="private",
         **slow,
     )
     refresh.click(on_list, None, [status, table], api_name="documents_list")
+    critique_all.click(
+        on_critique_library, None, [status, critique_note, critique_table], api_name="documents_critique", **slow
+    )
     open_doc.click(on_chunks, [doc_id], [status, chunks], api_name="documents_chunks")
     # Retiring is two steps: the first click says what it does and asks for the reason; the
     # server refuses a retirement without one whatever calls it.
@@ -352,6 +391,7 @@ def build_documents_tab(service: WarrantService, identity_of: Callable[[gr.Reque
     retire_cancel.click(lambda: gr.update(visible=False), None, [retire_box], api_visibility="private")
     retire_confirm.click(on_retire, [doc_id, reason], [status, table, retire_box], api_name="documents_retire", **slow)
     restore.click(on_restore, [doc_id], [status, table], api_name="documents_restore", **slow)
+    set_readers.click(on_set_audience, [doc_id, readers], [status, table], api_name="documents_audience", **slow)
     replace.click(
         on_replace_check,
         [doc_id, new_version],

@@ -1,5 +1,6 @@
-"""The Insights tab (reviewers, admins): plots from the query log, the knowledge gaps and the open
-conflicts between documents.
+"""The Insights tab (reviewers, admins): plots from the query log, the operator's numbers (error
+rate, latency by stage over time, why Warrant abstained), the knowledge gaps, open or resolved, and
+the open conflicts between documents.
 
 Questions are shown without who asked them. Hidden from other roles, which is presentation
 only: `Insights` checks the role itself on every call.
@@ -21,9 +22,10 @@ from governance.identity import Identity, PermissionDenied
 from governance.insights import write_gaps_csv
 from ui.service import WarrantService
 
-_DECISIONS = ("answer", "clarify", "abstain", "out_of_scope", "memory")
-_GAP_HEADERS = ["group", "size", "example questions", "nearest section"]
+_DECISIONS = ("answer", "clarify", "abstain", "out_of_scope", "memory", "error")
+_GAP_HEADERS = ["group", "size", "example questions", "nearest section", "status"]
 _CONFLICT_HEADERS = ["sections", "what differs", "sentences", "seen in answers", "last seen", "ticket"]
+_STAGE_COLOURS = {"retrieval": "#4a9d7f", "answer": "#6b7bd6", "llm": "#d68b4a", "total": "#555555"}
 
 
 def _figure(title: str):
@@ -84,13 +86,35 @@ def _bar_plot(title: str, pairs: list[tuple[str, int]]):
     return fig
 
 
-def _latency_text(data: dict) -> str:
-    if data["latency_p50"] is None:
-        return f"{data['turns']} turns logged."
-    return (
-        f"{data['turns']} turns logged · latency p50 **{data['latency_p50']:.0f} ms**, "
-        f"p95 **{data['latency_p95']:.0f} ms**"
-    )
+def latency_plot(ops: dict):
+    """p50 (solid) and p95 (dashed) per day of each stage that has timings."""
+    fig, ax = _figure("Latency per day (ms): p50 solid, p95 dashed")
+    days = ops["days"]
+    drawn = False
+    for stage, colour in _STAGE_COLOURS.items():
+        for key, style in (("p50", "-"), ("p95", "--")):
+            points = [(d, ops["latency"][stage][d][key]) for d in days if ops["latency"][stage][d][key] is not None]
+            if points:
+                label = stage if key == "p50" else None
+                ax.plot([d for d, _ in points], [v for _, v in points], style, marker="o", color=colour, label=label)
+                drawn = True
+    if not drawn:
+        _empty(ax)
+        return fig
+    ax.legend(fontsize=8)
+    ax.tick_params(axis="x", labelrotation=30, labelsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def _latency_text(data: dict, ops: dict | None = None) -> str:
+    text = f"{data['turns']} turns logged"
+    if data["latency_p50"] is not None:
+        text += f" · latency p50 **{data['latency_p50']:.0f} ms**, p95 **{data['latency_p95']:.0f} ms**"
+    if ops and ops["error_rate"] is not None:
+        classes = ", ".join(f"{name} {count}" for name, count in ops["error_classes"][:3])
+        text += f" · errors **{ops['error_rate']:.1%}**" + (f" ({classes})" if classes else "")
+    return text + "."
 
 
 def build_insights_tab(
@@ -107,9 +131,13 @@ def build_insights_tab(
     with gr.Row():
         cited = gr.Plot(label="Most-cited sections")
         claims = gr.Plot(label="Claims")
+    with gr.Row():
+        latency = gr.Plot(label="Latency by stage")
+        reasons = gr.Plot(label="Why it abstained")
     gr.Markdown(
         "### Knowledge gaps\nQuestions the policies did not answer, grouped by topic (largest first), "
-        "with the nearest section: what the policy owners should write next."
+        "with the nearest section: what the policy owners should write next. Each is asked again of "
+        "today's library: one a later document or approval answers is marked resolved."
     )
     gaps = gr.Dataframe(headers=_GAP_HEADERS, interactive=False, wrap=True, elem_id="warrant-gaps")
     export = gr.Button("Export gaps as CSV", size="sm", elem_id="warrant-gaps-export")
@@ -125,12 +153,14 @@ def build_insights_tab(
         try:
             identity = identity_of(request)
             data = insights.overview(identity)
+            ops = insights.operations(identity)
             groups = insights.gaps(identity)
             standing = insights.conflicts(identity)
         except (PermissionDenied, ValueError) as exc:
-            return str(exc), None, None, None, None, gr.update(), gr.update()
+            return str(exc), None, None, None, None, None, None, gr.update(), gr.update()
         rows = [
-            [g.group_id, g.size, " · ".join(q.question for q in g.questions[:3]), g.nearest_section] for g in groups
+            [g.group_id, g.size, " · ".join(q.question for q in g.questions[:3]), g.nearest_section, g.status]
+            for g in groups
         ]
         conflict_rows = [
             [c["where"], c["what"], " / ".join(c["sentences"]), c["seen_in_answers"], c["last_seen"], c["ticket"]]
@@ -142,9 +172,11 @@ def build_insights_tab(
             sigma_plot(data),
             _bar_plot("Most-cited sections", data["top_sections"]),
             _bar_plot("Claims filed, by outcome", claim_pairs),
+            latency_plot(ops),
+            _bar_plot("Why it abstained (grouped reasons)", ops["abstention_reasons"]),
         )
         plt.close("all")
-        return (_latency_text(data), *figures, rows, conflict_rows)
+        return (_latency_text(data, ops), *figures, rows, conflict_rows)
 
     def on_export(request: gr.Request):
         try:
@@ -155,7 +187,7 @@ def build_insights_tab(
         count = write_gaps_csv(groups, path)
         return f"{count} questions in {len(groups)} groups.", str(path)
 
-    outputs = [summary, rates, sigmas, cited, claims, gaps, conflicts]
+    outputs = [summary, rates, sigmas, cited, claims, latency, reasons, gaps, conflicts]
     refresh.click(on_refresh, None, outputs, api_name="insights_refresh")
     if tab is not None:
         tab.select(on_refresh, None, outputs, api_visibility="private")

@@ -6,7 +6,9 @@ here. Every method that acts for a user takes that `Identity` and checks its rol
 
 from __future__ import annotations
 
+import logging
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -21,10 +23,12 @@ from pipeline.engine import AnswerEngine, please_ask
 from pipeline.ground.config import Config
 from pipeline.ground.freshness import MISSING, file_stamp
 from pipeline.ground.keys import audit_key
+from pipeline.ground.querylog import append_query_log
 from pipeline.ground.records import Answer
 from pipeline.ground.storage import JSONDocument, check_file, tighten_permissions
 from pipeline.language import glossary
 
+_LOG = logging.getLogger("warrant.service")
 MAX_MESSAGE_CHARS = 2000
 _GREETING = re.compile(
     r"^\s*(hi|hello|hey|good (morning|afternoon|evening)|thanks|thank you)\b"
@@ -87,37 +91,57 @@ class WarrantService:
     ) -> TurnResult:
         """One chat turn for the authenticated `identity`; persists it in that user's history.
         `on_token(text so far)` streams an LLM-written answer before it is verified (see
-        pipeline/answer/generate.py); the returned answer is the verified one."""
+        pipeline/answer/generate.py); the returned answer is the verified one.
+
+        Every turn leaves one query-log line (pipeline.ground.querylog): a policy question's is
+        written by the engine, every other kind here, and a turn that fails leaves an "error" line
+        naming the exception's class before the exception goes on to the caller."""
         require(identity, "chat")
-        self.follow_other_processes()
+        started = time.perf_counter()
+        try:
+            self.follow_other_processes()
+            session_id = session_id or self.memory.new_session(identity)
+            return self._chat(identity, text, session_id, on_token, started)
+        except Exception as exc:
+            failed = Answer(text="", decision="error", reason="the turn failed")
+            try:
+                self._log_turn(identity, session_id or "", failed, "error", started, error=type(exc).__name__)
+            except OSError:  # a log that cannot be written must not hide the turn's own error
+                _LOG.exception("the failed turn could not be logged")
+            raise
+
+    def _chat(
+        self,
+        identity: Identity,
+        text: str,
+        session_id: str,
+        on_token: Callable[[str], None] | None,
+        started: float,
+    ) -> TurnResult:
         text = (text or "").strip()
-        session_id = session_id or self.memory.new_session(identity)
-        if not text:
-            return TurnResult(
-                Answer(
-                    text=please_ask(),
-                    decision="out_of_scope",
-                    reason="empty message",
-                ),
-                session_id,
-            )
-        if len(text) > MAX_MESSAGE_CHARS:
-            return TurnResult(
-                Answer(
+        if not text or len(text) > MAX_MESSAGE_CHARS:
+            answer = (
+                Answer(text=please_ask(), decision="out_of_scope", reason="empty message")
+                if not text
+                else Answer(
                     text=f"That message is {len(text):,} characters long; please keep it "
                     f"under {MAX_MESSAGE_CHARS:,} characters, one question at a time.",
                     decision="out_of_scope",
                     reason="message too long",
-                ),
-                session_id,
+                )
             )
+            self._log_turn(identity, session_id, answer, "refused", started)
+            return TurnResult(answer, session_id)
         notes, only_memory = self.memory.learn(identity, session_id, text)
+        kind = ""
         if only_memory:
             answer = Answer(
                 text=" ".join(notes) or "Noted.", decision="memory", query=text, reason="preference or fact stored"
             )
+            kind = "memory"
         elif self.memory.is_about_me(text):
             answer = self.memory.answer_about_me(identity, text)
+            kind = "about_me"
         elif _GREETING.match(text):
             answer = Answer(
                 text=greeting(),
@@ -125,7 +149,8 @@ class WarrantService:
                 query=text,
                 reason="greeting",
             )
-        else:
+            kind = "greeting"
+        else:  # the engine writes this turn's line, with its stage timings
             rewritten = self.memory.rewrite(identity, session_id, text)
             answer = self.engine.ask(
                 text,
@@ -134,10 +159,22 @@ class WarrantService:
                 actor=user_key(identity),
                 session=session_id,
                 on_token=on_token,
+                audience=identity.audience,
             )
             answer = self.governance.on_chat_turn(identity, text, answer)
         self.memory.record_turn(identity, session_id, text, answer)
+        if kind:
+            self._log_turn(identity, session_id, answer, kind, started)
         return TurnResult(answer, session_id, notes)
+
+    def _log_turn(
+        self, identity: Identity, session_id: str, answer: Answer, kind: str, started: float, error: str = ""
+    ) -> None:
+        """The query-log line of a turn the engine did not log: its kind and time, no text."""
+        answer.timings_ms = {**answer.timings_ms, "total": round((time.perf_counter() - started) * 1000, 2)}
+        append_query_log(
+            self.config.query_log_path, answer, actor=user_key(identity), session=session_id, kind=kind, error=error
+        )
 
     # -- accounts and sessions (the login page, the admin tab) -----------------------------------
     def ensure_demo_accounts(self) -> dict[str, str]:
@@ -160,8 +197,12 @@ class WarrantService:
         account = self.accounts.get(username)
         return account.identity() if account else None
 
-    def sso_identity(self, subject_id: str, username: str, display_name: str = "") -> Identity:
-        """The account of an SSO user, created with the `user` role on first login."""
+    def sso_identity(
+        self, subject_id: str, username: str, display_name: str = "", groups: list[str] | None = None
+    ) -> Identity:
+        """The account of an SSO user, created with the `user` role on first login. `groups`: the
+        provider's groups claim (governance.auth_oidc.sso_groups), which replaces the account's
+        groups at each sign-in; None when the provider sent no such claim (the groups stay)."""
         account = self.accounts.get(username)
         if account is None:
             account = self.accounts.create(
@@ -170,14 +211,47 @@ class WarrantService:
             self.audit.append("account_created", "system", username=username, role="user", provider="oidc")
         elif account.user_id != subject_id:
             raise PermissionDenied("That username belongs to another account; ask an admin.")
+        if groups is not None:
+            old, new = self.accounts.set_groups(account.username, groups)
+            if old != new:
+                self.audit.append(
+                    "groups_change", "system", username=account.username, old=list(old), new=list(new), source="oidc"
+                )
+            account = self.accounts.get(account.username) or account
         return account.identity()
 
     def list_accounts(self, identity: Identity) -> list[dict]:
         require(identity, "manage_accounts")
         return [
-            {"username": a.username, "role": a.role, "display_name": a.display_name, "provider": a.provider}
+            {
+                "username": a.username,
+                "role": a.role,
+                "display_name": a.display_name,
+                "provider": a.provider,
+                "groups": ", ".join(a.groups),
+            }
             for a in self.accounts.list()
         ]
+
+    def set_groups(self, identity: Identity, username: str, groups: str) -> str:
+        """Admins: the groups whose restricted documents an account may read ("" for none); audited."""
+        require(identity, "manage_accounts")
+        target = self.accounts.get(username)
+        if target is None:
+            raise ValueError(f"No account named {username!r}.")
+        old, new = self.accounts.set_groups(target.username, groups)
+        if old != new:
+            self.audit.append(
+                "groups_change", identity.username, username=target.username, old=list(old), new=list(new)
+            )
+        return f"{target.username}: groups {', '.join(new) or 'none'}."
+
+    def read_document(self, identity: Identity, doc_id: str) -> list[dict]:
+        """A document as a reader sees it: its active chunks in order (section, text), only when
+        the caller may read it. A restricted document outside the caller's audience is answered
+        exactly as one that does not exist, so the view does not reveal that it does."""
+        require(identity, "chat")
+        return self.governance.documents.readable(identity.audience, doc_id)
 
     def create_account(self, identity: Identity, username: str, password: str, role: str = "user") -> str:
         require(identity, "manage_accounts")
@@ -208,6 +282,12 @@ class WarrantService:
         self._save_settings({"tau": self.engine.tau})
         self.audit.append("tau_change", identity.username, old=old, new=self.engine.tau)
         return f"τ changed from {old:.2f} to {self.engine.tau:.2f}."
+
+    def operator_metrics(self):
+        """The Prometheus metrics of this state directory (governance.metrics), for `/metrics`."""
+        from governance.metrics import OperatorMetrics
+
+        return OperatorMetrics(self.config.query_log_path, self.governance.tickets, self.engine.index)
 
     def answer_backend(self, identity: Identity) -> dict:
         """Admins: which backend writes answers (extractive, or the configured LLM) and its last error."""

@@ -158,6 +158,8 @@ class Config:
     oidc_metadata_url: str = ""
     oidc_client_id: str = ""
     oidc_client_secret: str = ""
+    # The ID token / userinfo claim whose values become an SSO account's groups (pipeline.ground.audience).
+    oidc_groups_claim: str = "groups"
     on_spaces: bool = False
     # Optional generative answers (pipeline/answer/llm.py): any OpenAI-compatible endpoint. Empty base URL
     # or model: extractive answers, no network. The four WARRANT_LLM_* names are a contract.
@@ -184,6 +186,8 @@ class Config:
     # entry this many from the right); 0 = the connection's own peer, X-Forwarded-For ignored.
     trusted_proxy_hops: int = 0
     query_log_days: int = 0  # query log retention in days; 0 keeps every line
+    # `GET /metrics` (Prometheus) answers only a request bearing this token; "" turns it off (404).
+    metrics_token: str = ""
     extra: dict = field(default_factory=dict)
 
     @property
@@ -245,6 +249,7 @@ def load_config() -> Config:
         oidc_metadata_url=os.environ.get("WARRANT_OIDC_METADATA_URL", ""),
         oidc_client_id=os.environ.get("WARRANT_OIDC_CLIENT_ID", ""),
         oidc_client_secret=os.environ.get("WARRANT_OIDC_CLIENT_SECRET", ""),
+        oidc_groups_claim=os.environ.get("WARRANT_OIDC_GROUPS_CLAIM", "").strip() or "groups",
         on_spaces=on_spaces,
         llm_base_url=os.environ.get("WARRANT_LLM_BASE_URL", "").strip().rstrip("/"),
         llm_model=os.environ.get("WARRANT_LLM_MODEL", "").strip(),
@@ -266,6 +271,7 @@ def load_config() -> Config:
         frame_ancestors=os.environ.get("WARRANT_FRAME_ANCESTORS", "").strip(),
         space_host=os.environ.get("SPACE_HOST", "").strip() if on_spaces else "",
         trusted_proxy_hops=_env_hops("WARRANT_TRUSTED_PROXY_HOPS", 1 if on_spaces else 0),
+        metrics_token=os.environ.get("WARRANT_METRICS_TOKEN", "").strip(),
     )
 
 

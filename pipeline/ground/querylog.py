@@ -1,4 +1,15 @@
-"""Append-only JSON-lines log of every answered turn, under the state directory."""
+"""Append-only JSON-lines log of every chat turn, under the state directory.
+
+One line per turn, whatever became of it. `kind` says which: "policy" (a question that went
+through the gate), "declined" (a request to act, or only instructions), "refused" (empty, too long
+or binary input), "greeting", "memory" (a preference or fact stored), "about_me" (answered from
+the user's memory), or "error" (the turn failed; `error` names the exception's class). The
+question's text is kept only for "policy" and "declined" turns: what a user tells Warrant about
+themselves, and input it refused, are not written here. `timings_ms` holds the turn's stage
+timings (embed, retrieve, support, synthesise, verify, generate, total) as the engine measured
+them; `nearest` the chunk ids of the nearest sections (Insights hides a turn from a reviewer who
+may not read them).
+"""
 
 from __future__ import annotations
 
@@ -11,16 +22,21 @@ from pathlib import Path
 from pipeline.ground.records import Answer
 
 _LOCK = threading.Lock()
+TEXT_KINDS = frozenset({"policy", "declined"})  # the kinds whose question text is logged
 
 
-def append_query_log(path: Path, answer: Answer, actor: str = "", session: str = "") -> None:
+def append_query_log(
+    path: Path, answer: Answer, actor: str = "", session: str = "", kind: str = "policy", error: str = ""
+) -> None:
+    """Append the line for one turn: `answer` as the user got it (`kind` and `error` as above)."""
     support = answer.support
+    with_text = kind in TEXT_KINDS
     record = {
         "ts": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "actor": actor,
         "session": session,
-        "query": answer.query,
-        "rewritten_query": answer.rewritten_query,
+        "query": answer.query if with_text else "",
+        "rewritten_query": answer.rewritten_query if with_text else "",
         "decision": answer.decision,
         "sigma": support.sigma if support else None,
         "sim": support.sim if support else None,
@@ -34,6 +50,9 @@ def append_query_log(path: Path, answer: Answer, actor: str = "", session: str =
             {"chunks": c["chunks"], "sentences": c["sentences"], "what": c["what"]} for c in answer.conflicts
         ],
         "timings_ms": answer.timings_ms,
+        "kind": kind,
+        "error": error,
+        "nearest": [str(n.get("chunk_id", "")) for n in answer.nearest_sections],
     }
     line = json.dumps(record, ensure_ascii=False) + "\n"
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -9,7 +9,8 @@ from typing import Literal
 # names here (a document's own `owner` field names them).
 ASK_WHEN_NO_OWNER = "the office responsible for this policy"
 
-Decision = Literal["answer", "abstain", "clarify", "memory", "out_of_scope"]
+# "error" is only written to the query log, for a turn that failed (ui.service.WarrantService.chat).
+Decision = Literal["answer", "abstain", "clarify", "memory", "out_of_scope", "error"]
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,9 @@ class Chunk:
     source: str  # path relative to the ingested folder
     position: int
     content_hash: str
+    # "everyone", groups joined by commas ("finance,hr"), or "" for the document's current audience
+    # (pipeline.ground.audience; a chunk added without one takes its document's, see ChunkIndex.add_nodes).
+    audience: str = ""
 
     def embed_text(self) -> str:
         """What the embedding sees: the heading path carries topic words the body often omits."""

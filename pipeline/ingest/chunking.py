@@ -292,6 +292,7 @@ def chunk_document(doc: Document, min_words: int = 40, max_words: int = 320) -> 
                 source=doc.source,
                 position=position,
                 content_hash=content_hash,
+                audience=doc.audience,
             )
         )
     return chunks

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from pipeline.ground.audience import EVERYONE, audience_label, normalise_groups
 from pipeline.language.text import normalise_text, slugify
 
 SUPPORTED_SUFFIXES = (".md", ".markdown", ".txt")
@@ -25,6 +26,19 @@ class Document:
     body: str
     source: str  # path relative to the folder it was read from
     kind: str  # "markdown" | "text"
+    # Who may read it: "everyone", "finance,hr", or "" (an upload that does not say: a replaced
+    # document keeps its audience, a new one is everyone's). Front matter: `audience: hr, finance`.
+    audience: str = ""
+
+
+def _audience(fields: dict[str, str], source: object, default: str) -> str:
+    raw = fields.get("audience", "").strip()
+    if not raw:
+        return default
+    try:
+        return audience_label(normalise_groups(raw))
+    except ValueError as exc:
+        raise DocumentError(f"{source}: audience: {exc}") from exc
 
 
 def parse_front_matter(raw: str) -> tuple[dict[str, str], str]:
@@ -77,12 +91,13 @@ def read_document(path: Path, root: Path) -> Document:
         body=body,
         source=relative,
         kind=kind,
+        audience=_audience(fields, path, EVERYONE),
     )
 
 
 def document_from_text(raw: str, source: str, kind: str = "markdown", **overrides: str) -> Document:
     """A Document from converted text (an upload); `overrides` (title, version, effective_date,
-    doc_id, owner) win over the text's front matter. Raises DocumentError when there is no text."""
+    doc_id, owner, audience) win over the text's front matter. Raises DocumentError when there is no text."""
     fields, body = parse_front_matter(normalise_text(raw) + "\n")
     fields.update({k: v.strip() for k, v in overrides.items() if v and v.strip()})
     body = body.strip()
@@ -98,6 +113,7 @@ def document_from_text(raw: str, source: str, kind: str = "markdown", **override
         body=body,
         source=source,
         kind="text" if kind == "text" else "markdown",
+        audience=_audience(fields, source, ""),
     )
 
 

@@ -26,6 +26,8 @@ from llama_index.core.vector_stores import MetadataFilter, MetadataFilters
 from llama_index.core.vector_stores.utils import metadata_dict_to_node
 from llama_index.vector_stores.chroma import ChromaVectorStore
 
+from pipeline.ground.audience import AUDIENCE_KEY, EVERYTHING, RESTRICTED_KEY, Audience, audience_metadata, groups_of
+from pipeline.ground.audience import normalise_groups as _normalise_groups
 from pipeline.ground.records import Chunk
 from pipeline.ingest.chunking import ChunkIssue, audit_chunks, chunk_document
 from pipeline.ingest.documents import DocumentError, find_documents, read_document
@@ -80,25 +82,35 @@ class IngestReport:
 
 
 class ActiveChunkRetriever(BaseRetriever):
-    """Top-k *active* chunks: the status filter, done without Chroma's slow filtered search.
+    """Top-k *active* chunks that `audience` may read.
 
-    Among the top k + d unfiltered hits (d = deprecated chunks) at least k are active, and they
-    are exactly the top-k active ones; with more than MAX_OVERFETCH deprecated chunks it falls
-    back to the metadata-filtered search.
+    While the index holds no restricted chunk, the status filter is done without Chroma's slow
+    filtered search: among the top k + d unfiltered hits (d = deprecated chunks) at least k are
+    active, and they are exactly the top-k active ones; with more than MAX_OVERFETCH deprecated
+    chunks it falls back to the metadata-filtered search. Once any document is restricted to some
+    groups, the audience goes into the vector store query itself (`Audience.where`), so the top k
+    are the reader's top k and nothing outside their audience comes back from Chroma at all.
     """
 
-    def __init__(self, chunk_index: ChunkIndex, top_k: int) -> None:
+    def __init__(self, chunk_index: ChunkIndex, top_k: int, audience: Audience = EVERYTHING) -> None:
         super().__init__()
         self._chunks = chunk_index
         self._top_k = top_k
+        self._audience = audience
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        if not self._audience.everything and self._chunks.has_restricted():
+            return self._chunks.filtered_retriever(self._top_k, self._audience).retrieve(query_bundle)
         deprecated = self._chunks.deprecated_count()
         if deprecated > MAX_OVERFETCH:
             return self._chunks.filtered_retriever(self._top_k).retrieve(query_bundle)
         fetch = self._top_k + deprecated
         nodes = self._chunks.index.as_retriever(similarity_top_k=fetch).retrieve(query_bundle)
-        return [n for n in nodes if n.node.metadata.get("status") == ACTIVE][: self._top_k]
+        # can_read: a document restricted between has_restricted() and this search stays unread.
+        readable = [
+            n for n in nodes if n.node.metadata.get("status") == ACTIVE and self._audience.can_read(n.node.metadata)
+        ]
+        return readable[: self._top_k]
 
 
 def embed_text(node: TextNode) -> str:
@@ -124,6 +136,8 @@ def chunk_to_node(chunk: Chunk, status: str = ACTIVE, origin: str = "ingest", **
         "supersedes": "",
     }
     metadata.update(extra)
+    if chunk.audience:  # else the document's current audience (ChunkIndex.add_nodes)
+        metadata.update(audience_metadata(_normalise_groups(chunk.audience)))
     node = TextNode(id_=chunk.chunk_id, text=chunk.text, metadata=metadata)
     node.relationships[NodeRelationship.SOURCE] = RelatedNodeInfo(node_id=chunk.doc_id)
     node.excluded_embed_metadata_keys = list(metadata)
@@ -165,15 +179,25 @@ class ChunkIndex:
     def count(self) -> int:
         return self.collection.count()
 
-    def retriever(self, top_k: int) -> ActiveChunkRetriever:
-        return ActiveChunkRetriever(self, top_k)
+    def retriever(self, top_k: int, audience: Audience = EVERYTHING) -> ActiveChunkRetriever:
+        """The top-k active chunks `audience` may read (every active chunk by default: the
+        system's own checks; a user's question passes the user's audience)."""
+        return ActiveChunkRetriever(self, top_k, audience)
 
-    def filtered_retriever(self, top_k: int) -> BaseRetriever:
-        filters = MetadataFilters(filters=[MetadataFilter(key="status", value=ACTIVE)])
-        return self.index.as_retriever(similarity_top_k=top_k, filters=filters)
+    def filtered_retriever(self, top_k: int, audience: Audience = EVERYTHING) -> BaseRetriever:
+        readable = audience.where()
+        if readable is None:
+            filters = MetadataFilters(filters=[MetadataFilter(key="status", value=ACTIVE)])
+            return self.index.as_retriever(similarity_top_k=top_k, filters=filters)
+        where = {"$and": [{"status": ACTIVE}, readable]}  # nested $or: beyond MetadataFilters, so Chroma's own `where`
+        return self.index.as_retriever(similarity_top_k=top_k, vector_store_kwargs={"where": where})
 
     def deprecated_count(self) -> int:
         return len(self.collection.get(where={"status": DEPRECATED}, include=[])["ids"])
+
+    def has_restricted(self) -> bool:
+        """Whether any chunk is restricted to some groups (one indexed lookup)."""
+        return bool(self.collection.get(where={RESTRICTED_KEY: True}, include=[], limit=1)["ids"])
 
     def get_nodes(
         self, ids: Iterable[str] | None = None, where: dict | None = None, with_embeddings: bool = False
@@ -204,13 +228,22 @@ class ChunkIndex:
             nodes.append(node)
         return nodes
 
-    def active_texts(self) -> list[str]:
-        result = self.collection.get(where={"status": ACTIVE}, include=["documents"])
+    def active_texts(self, audience: Audience = EVERYTHING) -> list[str]:
+        """The texts of the active chunks `audience` may read."""
+        readable = audience.where()
+        where: dict = {"status": ACTIVE} if readable is None else {"$and": [{"status": ACTIVE}, readable]}
+        result = self.collection.get(where=where, include=["documents"])
         return list(_included(result["documents"], "documents"))
 
-    def doc_ids(self) -> list[str]:
-        metas = _included(self.collection.get(include=["metadatas"])["metadatas"], "metadatas")
-        return sorted({str(m.get("doc_id", "")) for m in metas})
+    def audience_of(self, doc_id: str) -> dict[str, object]:
+        """The audience metadata of a document's chunks (an active one's, else any one's); the
+        public audience for a document not in the index, or indexed before audiences existed."""
+        wheres: list[dict] = [{"$and": [{"doc_id": doc_id}, {"status": ACTIVE}]}, {"doc_id": doc_id}]
+        for where in wheres:
+            found = self.collection.get(where=where, include=["metadatas"], limit=1)
+            if found["ids"]:
+                return audience_metadata(groups_of(_included(found["metadatas"], "metadatas")[0]))
+        return audience_metadata(())
 
     # -- writing -------------------------------------------------------------------------------
     def embed_texts(self, texts: list[str]) -> list[list[float]]:
@@ -265,6 +298,7 @@ class ChunkIndex:
         not to (a benchmark's synthetic chunks; missing ones are then filled when first needed).
         Nodes that carry their vector (restored from a journal) are written back as they are;
         `sentence_rows` (from `embed_nodes(..., sentences=True)`) are stored, not recomputed."""
+        self._inherit_audience(nodes)
         given = {n.node_id: sentence_rows[n.node_id] for n in nodes if sentence_rows and n.node_id in sentence_rows}
         self.embed_nodes([n for n in nodes if n.node_id in given])
         rows = self.embed_nodes([n for n in nodes if n.node_id not in given], sentences=sentence_vectors)
@@ -276,13 +310,27 @@ class ChunkIndex:
                 # add() is typed list[BaseNode] and a list is invariant to mypy; it only reads the nodes.
                 self.vector_store.add(nodes[start : start + _ADD_BATCH])  # type: ignore[arg-type]
 
+    def _inherit_audience(self, nodes: list[TextNode]) -> None:
+        """A chunk added without an audience (a ticket's new version, a document's new chunk)
+        takes its document's: a new version of a restricted section stays restricted."""
+        cache: dict[str, dict[str, object]] = {}
+        for node in nodes:
+            if AUDIENCE_KEY in node.metadata:
+                continue
+            doc_id = str(node.metadata.get("doc_id", ""))
+            if doc_id not in cache:
+                cache[doc_id] = self.audience_of(doc_id)
+            node.metadata.update(cache[doc_id])
+            node.excluded_embed_metadata_keys = list(node.metadata)
+            node.excluded_llm_metadata_keys = list(node.metadata)
+
     def delete(self, ids: list[str]) -> None:
         if ids:
             with self.write_lock:
                 self.collection.delete(ids=list(ids))
                 self.sentence_vectors.delete(list(ids))
 
-    def update_metadata(self, ids: list[str], **changes: str) -> None:
+    def update_metadata(self, ids: list[str], **changes: object) -> None:
         """Change metadata the safe way: read with embedding, edit, delete, re-add.
 
         The sentence vectors are kept: they belong to the chunk's text, which does not change."""
@@ -304,7 +352,8 @@ class ChunkIndex:
         """Incremental: unchanged chunks are not embedded again; changed ones are replaced.
 
         Chunks created or deprecated by reviewed tickets (origin != "ingest", or deprecated) are
-        history and are never removed here.
+        history and are never removed here. A document's front-matter `audience` (everyone when
+        absent) is applied to every chunk of it, the kept ones included.
         """
         started = time.perf_counter()
         report = IngestReport()
@@ -327,11 +376,16 @@ class ChunkIndex:
             existing = self.collection.get(where={"doc_id": doc.doc_id}, include=["metadatas"])
             known = dict(zip(existing["ids"], _included(existing["metadatas"], "metadatas"), strict=False))
             wanted = {c.chunk_id for c in chunks}
+            groups = _normalise_groups(doc.audience)
             for chunk in chunks:
                 if chunk.chunk_id in known:
                     report.chunks_unchanged += 1
                 else:
                     to_add.append(chunk_to_node(chunk))
+            # The front matter's audience holds for every chunk of the document, kept ones included.
+            for chunk_id, meta in known.items():
+                if groups_of(meta) != groups:
+                    self.update_metadata([chunk_id], **audience_metadata(groups, meta))
             for chunk_id, meta in known.items():
                 if chunk_id not in wanted and meta.get("origin", "ingest") == "ingest" and meta.get("status") == ACTIVE:
                     to_remove.append(chunk_id)

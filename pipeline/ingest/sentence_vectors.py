@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -95,6 +95,22 @@ class SentenceVectorStore:
         if ids:
             with self._lock:
                 self._db.executemany("DELETE FROM sentence_vectors WHERE chunk_id = ?", [(i,) for i in ids])
+
+    def all_rows(self, batch: int = 500) -> Iterator[Row]:
+        """Every stored row (chunk id, sentences, dims, float16 bytes), in chunk id order, read in
+        batches (a backup copies them so a restore need not embed again)."""
+        last = ""
+        while True:
+            with self._lock:
+                rows = self._db.execute(
+                    "SELECT chunk_id, sentences, dims, vectors FROM sentence_vectors WHERE chunk_id > ? "
+                    "ORDER BY chunk_id LIMIT ?",
+                    (last, batch),
+                ).fetchall()
+            if not rows:
+                return
+            yield from rows
+            last = rows[-1][0]
 
     def count(self) -> int:
         with self._lock:

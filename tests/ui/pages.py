@@ -35,3 +35,18 @@ def ask(page, question: str, timeout_ms: int = 60_000) -> None:
     page.fill("#warrant-message textarea", question)
     page.click("#warrant-send")
     page.wait_for_function(ANSWERED, arg=question, timeout=timeout_ms)
+
+
+def open_tab(page, name: str, timeout_ms: int = 240_000) -> None:
+    """Click the tab called `name` once the logged-in page has drawn it."""
+    page.wait_for_selector("#warrant-user", timeout=timeout_ms)
+    tab = page.get_by_role("tab", name=name)
+    tab.wait_for(state="visible", timeout=timeout_ms)
+    tab.click()
+
+
+def wait_for_text(page, selector: str, text: str, timeout_ms: int = 240_000) -> None:
+    """Wait until the element at `selector` shows `text`."""
+    page.wait_for_function(
+        "([s, t]) => (document.querySelector(s) || {}).innerText?.includes(t)", arg=[selector, text], timeout=timeout_ms
+    )

@@ -73,12 +73,14 @@ def test_an_upload_with_an_active_documents_title_is_offered_as_its_replacement(
     service, fn, private = app
     renamed = REMOTE_WORK.replace("doc_id: remote-work\n", "").replace("up to 2 days", "up to 2 days (two)")
     upload = _upload(tmp_path, "remote-work-2027.md", renamed)
-    _, offer, *_, _choices, button, offered = fn["documents_check"]([upload], "", "", "", _as("adm"))
+    _, offer, *_, _choices, button, offered, _critique, _findings = fn["documents_check"](
+        [upload], "", "", "", _as("adm")
+    )
     assert '"Remote Work Policy" is already in the library' in offer and "Replace remote-work" in offer
     assert button["visible"] is True and offered == "remote-work"
-    message = fn["documents_add"]([upload], "", "", "", [], _as("adm"))[0]
+    message = fn["documents_add"]([upload], "", "", "", "", [], _as("adm"))[0]
     assert message.startswith("**Nothing was added:**")
-    status = private["on_offer_replace"]([upload], offered, [], _as("adm"))[0]
+    status = private["on_offer_replace"]([upload], offered, "", [], _as("adm"))[0]
     assert status.startswith("Replaced remote-work v1.0 by v1.1")
     titles = [e.title for e in service.governance.documents.entries(USERS["adm"])]
     assert titles.count("Remote Work Policy") == 1
@@ -87,13 +89,15 @@ def test_an_upload_with_an_active_documents_title_is_offered_as_its_replacement(
 def test_the_check_lists_contradictions_and_ticked_ones_become_tickets(app, tmp_path):
     service, fn, _ = app
     upload = _upload(tmp_path, "staff-handbook.md", STAFF_HANDBOOK)
-    preview, status, *_, choices, button, _ = fn["documents_check"]([upload], "", "", "", _as("adm"))
+    preview, status, *_, choices, button, _, critique, _ = fn["documents_check"]([upload], "", "", "", _as("adm"))
     assert status == "" and button["visible"] is False
     assert "contradicts the library in 1 place" in preview
     ((label, key),) = choices["choices"]
     assert choices["value"] == [key] and "up to 3 days" in label and "up to 2 days" in label
+    assert "staff-handbook.md" in critique and "sentences flagged" in critique  # the critic's panel too
     assert service.governance.list_tickets(USERS["rev"], "open") == []  # nothing filed by checking
-    message = fn["documents_add"]([upload], "", "", "", [key], _as("adm"))[0]
+    message = fn["documents_add"]([upload], "", "", "", "hr", [key], _as("adm"))[0]
     assert "Added staff-handbook" in message and "1 conflict ticket(s) filed for reviewers" in message
+    assert {e.doc_id: e.audience for e in service.governance.documents.entries(USERS["adm"])}["staff-handbook"] == "hr"
     (ticket,) = service.governance.list_tickets(USERS["rev"], "open")
     assert ticket.kind == "conflict" and "disagree" in ticket.claim

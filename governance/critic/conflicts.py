@@ -1,0 +1,279 @@
+"""Contradictions inside one document: two sentences about the same thing that cannot both hold.
+
+Two sentences are about the same thing when they are similar enough (MiniLM's cosine when an
+embedding model is given, else shared content words). They then contradict when
+
+- they set different values of one kind (durations compared in days, amounts, percentages,
+  counts) for the same case: values after "under / over / more than / between …" are the case a
+  rule applies to, not the rule, so "under $5,000: one quote" and "over $50,000: a tender" are two
+  cases, not a conflict;
+- one forbids or restricts what the other allows, or requires what the other waives, for the same
+  act ("must not take part" / "may take part"; "must be changed" / "do not need to be changed";
+  "must be accompanied" / "may move around unaccompanied");
+- one says a thing will not be done and the other that it will ("will not be paid" / "will be paid").
+
+Values come from `governance.contradictions.extract_values`, the same reader that compares a claim
+with the library, so both find the same numbers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from governance.contradictions import extract_values
+from governance.critic.cues import Cues, base_form
+from pipeline.language.text import content_terms
+
+Embed = Callable[[list[str]], np.ndarray]
+
+# How similar two sentences must be to be compared, by MiniLM cosine or by the share of content
+# words: two different numbers are common between sentences on neighbouring subjects ("25 days of
+# leave a year" / "up to five days may be carried over"), so values are compared only between
+# near-paraphrases; opposed stances on a shared act are rarer and need less. Chosen on the train
+# and dev parts of data/critic (governance.critic.evaluate), where they separate every pair.
+SAME_TOPIC = {"cosine": {"values": 0.72, "stance": 0.45}, "overlap": {"values": 0.6, "stance": 0.3}}
+
+_DAYS = {"days": 1.0, "weeks": 7.0, "months": 30.0, "years": 365.0}
+_CONDITION_BEFORE = re.compile(
+    r"(?:\bunder|\bover|\babove|\bbelow|\bexceeding|\bless than|\bmore than|\bfewer than|\bgreater than|\bbetween|\band)\s*$",
+    re.I,
+)
+_CONDITION_AFTER = re.compile(r"^\s*(?:\+|or (?:more|less|over|above|under|below)\b|and (?:over|above)\b)", re.I)
+# A leading case: "For laboratory courses, …", "If you are a contractor, …".
+_LEADING_CASE = re.compile(r"^\s*(?:for|if|when|where|in the case of)\b([^,:;]{3,80})[,:]", re.I)
+_FIRST_PERIOD = re.compile(r"\bfirst\s+(day|week|month|year)\b", re.I)
+_WILL = re.compile(r"\bwill\s+(not\s+)?be\s+(\w+)", re.I)
+
+
+@dataclass(frozen=True)
+class Quantity:
+    kind: str  # "duration" (in days), "amount", "percent", "count:<unit>", "date", …
+    value: float | str
+    text: str
+    condition: bool  # the case a rule applies to ("over $500"), not what it sets
+    low: float  # the range a condition covers
+    high: float
+
+
+def quantities(sentence: str) -> list[Quantity]:
+    found = []
+    values = [(v.kind, v.value, v.text, v.start, v.end) for v in extract_values(sentence)]
+    values += [
+        ("count:" + m.group(1).lower() + "s", "1", m.group(0), m.start(), m.end())
+        for m in _FIRST_PERIOD.finditer(sentence)
+    ]
+    for kind, raw, text, start, end in values:
+        value: float | str = raw
+        if kind.startswith("count:") and kind[6:] in _DAYS:
+            kind, value = "duration", float(raw) * _DAYS[kind[6:]]
+        elif kind in ("amount", "percent") or kind.startswith("count:"):
+            try:
+                value = float(raw)
+            except ValueError:
+                value = raw
+        before, after = sentence[:start], sentence[end:]
+        # a value before a colon names the case ("15+ years: 8 hours per pay period")
+        condition = bool(_CONDITION_BEFORE.search(before) or _CONDITION_AFTER.match(after) or ":" in after[:40])
+        low, high = float("-inf"), float("inf")
+        if condition and isinstance(value, float):
+            words = (before[-14:] + " " + after[:10]).lower()
+            if re.search(r"under|below|less than|fewer than|or less|or under", words):
+                high = value
+            else:
+                low = value
+        found.append(Quantity(kind, value, text, condition, low, high))
+    return found
+
+
+def _stance(cues: Cues) -> str:
+    if cues.has("forbid") or cues.has("restrict"):
+        return "forbid"
+    if cues.has("exempt"):
+        return "waive"
+    if cues.has("oblige"):
+        return "require"
+    if cues.has("permit"):
+        return "allow"
+    return ""
+
+
+_OPPOSED = {frozenset({"forbid", "allow"}), frozenset({"require", "waive"})}
+
+
+def _stems(cues: Cues) -> set[str]:
+    return {base_form(t.text) for t in cues.doc if t.is_alpha and len(t) > 3}
+
+
+_STANCE_CUES = ("forbid", "restrict", "exempt", "oblige", "permit")
+_PREDICATES = frozenset({"allowed", "permitted", "acceptable", "prohibited", "optional", "mandatory", "required"})
+_FILLERS = frozenset({"be", "been", "not", "never", "only", "also", "to", "n't", "need", "do", "does", "have"})
+
+
+def _action(cues: Cues) -> set[str]:
+    """The stems of what the stance is about: the words after the modal ("must not take part"), or
+    the subject of a predicate ("Private use … is allowed")."""
+    doc = cues.doc
+    for kind in _STANCE_CUES:
+        for cue in cues.all(kind):
+            if doc[cue.start].lower_ in _PREDICATES:
+                return {base_form(t.text) for t in doc[: cue.start] if t.is_alpha and len(t) > 2 and not t.is_stop}
+            words = [t for t in doc[cue.end : cue.end + 6] if t.is_alpha and t.lower_ not in _FILLERS]
+            return {base_form(t.text) for t in words[:2]}
+    return set()
+
+
+def _condition(cues: Cues) -> tuple[set[str], bool] | None:
+    """An "if …" condition's stems, and whether it is negated ("if you do not hold a clearance")."""
+    doc = cues.doc
+    for t in doc:
+        if t.lower_ in ("if", "unless"):
+            clause = [x for x in doc[t.i + 1 : t.i + 12] if x.text not in (",", ".")]
+            negated = t.lower_ == "unless" or any(x.lower_ in ("not", "n't", "no") for x in clause)
+            return {base_form(x.text) for x in clause if x.is_alpha and len(x) > 3 and not x.is_stop}, negated
+    return None
+
+
+def _complementary(a: Cues, b: Cues) -> bool:
+    """Two rules for opposite cases: "if you … hold a clearance" / "if you do not hold a clearance"."""
+    ca, cb = _condition(a), _condition(b)
+    return bool(ca and cb and ca[1] != cb[1] and ca[0] & cb[0])
+
+
+def _leading_case(text: str) -> set[str]:
+    m = _LEADING_CASE.match(text)
+    return set(content_terms(m.group(1))) if m else set()
+
+
+_SUBJECT_END = frozenset(
+    "must shall should may can could will would need needs is are was were has have do does cannot".split()
+)
+
+
+def _subject(cues: Cues) -> tuple[str, frozenset[str]]:
+    """The head noun of the sentence's subject and its modifiers: "An undergraduate student may …"
+    → ("student", {"undergraduate"})."""
+    words = []
+    for t in cues.doc:
+        if t.lower_ in _SUBJECT_END or t.text in (",", ";", ":"):
+            break
+        if t.is_alpha and not t.is_stop:
+            words.append(base_form(t.text))
+    if not words:
+        return "", frozenset()
+    return words[-1], frozenset(words[:-1])
+
+
+def _different_groups(a: Cues, b: Cues) -> bool:
+    """Parallel rules for two groups: the same head, other modifiers ("undergraduate student" /
+    "postgraduate student")."""
+    (head_a, mods_a), (head_b, mods_b) = _subject(a), _subject(b)
+    return bool(head_a) and head_a == head_b and bool(mods_a) and bool(mods_b) and mods_a != mods_b
+
+
+def _value_conflict(a: list[Quantity], b: list[Quantity]) -> tuple[Quantity, Quantity] | None:
+    """Two different values of one kind for the same case; None when the cases differ or the
+    sentences share a value of that kind (then they speak of the same figure)."""
+    cases_a = {(q.kind, q.value) for q in a if q.condition}
+    cases_b = {(q.kind, q.value) for q in b if q.condition}
+    shared_kinds = {k for k, _ in cases_a} & {k for k, _ in cases_b}
+    if any({v for k, v in cases_a if k == kind} != {v for k, v in cases_b if k == kind} for kind in shared_kinds):
+        return None  # rules for different cases
+    rules_a = [q for q in a if not q.condition]
+    rules_b = [q for q in b if not q.condition]
+    for qa in rules_a:
+        same_kind = [qb for qb in rules_b if qb.kind == qa.kind]
+        if same_kind and all(qb.value != qa.value for qb in same_kind):
+            if not {q.value for q in a if q.kind == qa.kind} & {q.value for q in b if q.kind == qa.kind}:
+                return qa, same_kind[0]
+    return None
+
+
+def _overlapping_cases(a: list[Quantity], b: list[Quantity]) -> bool:
+    return any(
+        qa.condition
+        and qb.condition
+        and qa.kind == qb.kind
+        and max(qa.low, qb.low) < min(qa.high, qb.high)
+        and (qa.low, qa.high) != (qb.low, qb.high)
+        for qa in a
+        for qb in b
+    )
+
+
+def _stance_conflict(a: Cues, b: Cues) -> str:
+    if _complementary(a, b):
+        return ""
+    stances = frozenset({_stance(a), _stance(b)})
+    if stances in _OPPOSED and _action(a) & _action(b):
+        verb = "forbids" if "forbid" in stances else "requires"
+        other = "allows" if "allow" in stances else "waives"
+        return f"one {verb} what the other {other}"
+    # "must … be accompanied" / "may move around … unaccompanied"
+    for first, second in ((a, b), (b, a)):
+        if _stance(first) == "require" and _stance(second) == "allow":
+            for t in second.doc:
+                if t.lower_.startswith("un") and len(t) > 5 and base_form(t.text[2:]) in _stems(first):
+                    return f'one requires what the other allows "{t.text}"'
+    for neg_a, verb_a in _WILL.findall(a.text):
+        for neg_b, verb_b in _WILL.findall(b.text):
+            if bool(neg_a) != bool(neg_b) and base_form(verb_a) == base_form(verb_b):
+                return f"one says it will be {verb_a.lower()}, the other that it will not"
+    return ""
+
+
+def _overlap(a: str, b: str) -> float:
+    terms_a, terms_b = set(content_terms(a)), set(content_terms(b))
+    if not terms_a or not terms_b:
+        return 0.0
+    return len(terms_a & terms_b) / min(len(terms_a), len(terms_b))
+
+
+def similarity(sentences: Sequence[str], embed: Embed | None = None) -> np.ndarray:
+    """Pairwise topic similarity: MiniLM cosine with `embed`, else the share of content words."""
+    n = len(sentences)
+    if embed is not None and n:
+        vectors = np.asarray(embed(list(sentences)), dtype=np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True) + 1e-9
+        return vectors @ vectors.T
+    out = np.zeros((n, n), dtype=np.float32)
+    for i in range(n):
+        for j in range(i + 1, n):
+            out[i, j] = out[j, i] = _overlap(sentences[i], sentences[j])
+    return out
+
+
+def contradictions(cues: Sequence[Cues], embed: Embed | None = None) -> list[tuple[int, int, str]]:
+    """(i, j, why) for every pair of sentences of one document that contradict, i < j."""
+    texts = [c.text for c in cues]
+    topic = similarity(texts, embed)
+    threshold = SAME_TOPIC["cosine" if embed is not None else "overlap"]
+    amounts = [quantities(t) for t in texts]
+    found = []
+    for i in range(len(texts)):
+        for j in range(i + 1, len(texts)):
+            if topic[i, j] < threshold["stance"]:
+                continue
+            cases = _leading_case(texts[i]), _leading_case(texts[j])
+            if cases[0] and cases[1] and cases[0] != cases[1]:
+                continue  # "For theory courses, …" / "For laboratory courses, …": two cases
+            if _different_groups(cues[i], cues[j]):
+                continue
+            values = _value_conflict(amounts[i], amounts[j]) if topic[i, j] >= threshold["values"] else None
+            if values:
+                found.append((i, j, f'"{values[0].text}" here, "{values[1].text}" there'))
+                continue
+            stance = _stance_conflict(cues[i], cues[j])
+            stances = {_stance(cues[i]), _stance(cues[j])}
+            if (
+                not stance
+                and _overlapping_cases(amounts[i], amounts[j])
+                and stances in ({"allow", "require"}, {"allow", "forbid"})
+            ):
+                stance = "overlapping cases with different rules"
+            if stance:
+                found.append((i, j, stance))
+    return found

@@ -1,0 +1,74 @@
+"""The critic: every sentence of one document with the flags it earns.
+
+Sentence flags (vague, no_owner, no_deadline) read the sentence alone; the others need the
+document: an obligation has a consequence when the sentence, the next one about the same thing,
+or a general enforcement clause states one; a contradiction is a pair of sentences; a reference
+points to the document's own parts.
+"""
+
+from __future__ import annotations
+
+from governance.critic import sentence_flags
+from governance.critic.conflicts import Embed, contradictions
+from governance.critic.cues import Cues, base_form, read_cues
+from governance.critic.reading import PolicyText, read_policy
+from governance.critic.records import FLAGS, CriticisedSentence, DocumentCritique, Finding
+from governance.critic.references import dangling_references
+
+
+def _content_stems(cues: Cues) -> set[str]:
+    return {base_form(t.text) for t in cues.doc if t.is_alpha and len(t) > 3 and not t.is_stop}
+
+
+def _no_consequence(i: int, cues: list[Cues], enforced: bool) -> Finding | None:
+    here = cues[i]
+    if enforced or not sentence_flags.is_obligation(here) or here.has("consequence"):
+        return None
+    if i + 1 < len(cues) and cues[i + 1].has("consequence") and _content_stems(here) & _content_stems(cues[i + 1]):
+        return None
+    words = here.first("forbid") or here.first("restrict") or here.first("oblige")
+    return Finding(
+        "no_consequence",
+        words,
+        "Nothing says what happens if this is not done: state the consequence, or add an enforcement clause.",
+    )
+
+
+def critique(document: PolicyText, embed: Embed | None = None) -> DocumentCritique:
+    """Flag every sentence of `document`. With `embed` (MiniLM), contradictions are paired by
+    meaning; without it, by shared words."""
+    cues = [read_cues(s.text) for s in document.sentences]
+    enforced = any(c.has("enforcement") for c in cues)
+    findings: list[list[Finding]] = [[] for _ in cues]
+    for i, (sentence, c) in enumerate(zip(document.sentences, cues, strict=True)):
+        for check in (sentence_flags.vague, sentence_flags.no_owner, sentence_flags.no_deadline):
+            found = check(c)
+            if found:
+                findings[i].append(found)
+        consequence = _no_consequence(i, cues, enforced)
+        if consequence:
+            findings[i].append(consequence)
+        reference = dangling_references(sentence.text, document)
+        if reference:
+            findings[i].append(reference)
+    for i, j, why in contradictions(cues, embed):
+        for here, there in ((i, j), (j, i)):
+            if not any(f.flag == "contradiction" for f in findings[here]):
+                quote = document.sentences[there].text
+                findings[here].append(
+                    Finding("contradiction", why, f'Disagrees with: "{quote}" Make them agree.', other=there)
+                )
+    order = list(FLAGS)
+    return DocumentCritique(
+        document.name,
+        document.title,
+        [
+            CriticisedSentence(s.index, s.section, s.text, tuple(sorted(f, key=lambda x: order.index(x.flag))))
+            for s, f in zip(document.sentences, findings, strict=True)
+        ],
+    )
+
+
+def critique_text(text: str, name: str, title: str = "", embed: Embed | None = None) -> DocumentCritique:
+    """Critique a document's Markdown or plain text."""
+    return critique(read_policy(text, name, title), embed)

@@ -1,0 +1,332 @@
+"""The cues of one sentence: which words make it a rule, an obligation or a prohibition, which are
+vague, which set a time, which name a consequence or an owner.
+
+spaCy's rule-based English tokenizer (no trained model: none is on the package registries here)
+splits the sentence the same way every time, contractions and hyphens included ("don't" → do +
+n't, "case-by-case" → five tokens), and its `Matcher`/`PhraseMatcher` find the lexicon's words and
+phrases on lower-cased tokens. What the matchers cannot see (a participle after a form of *be*,
+the clause an instruction starts) is read from the token sequence here.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field
+
+import spacy
+from spacy.language import Language
+from spacy.matcher import Matcher, PhraseMatcher
+from spacy.tokens import Doc, Token
+
+from governance.critic import lexicon as lx
+from pipeline.language.stemming import stem
+
+
+@functools.lru_cache(maxsize=1)
+def nlp() -> Language:
+    """English tokenizer only: `spacy.blank("en")` loads no model and needs no download."""
+    return spacy.blank("en")
+
+
+@dataclass
+class _Matchers:
+    phrases: PhraseMatcher
+    patterns: Matcher
+
+
+@functools.lru_cache(maxsize=1)
+def _matchers() -> _Matchers:
+    language = nlp()
+    phrases = PhraseMatcher(language.vocab, attr="LOWER")
+    for name, items in (
+        ("vague_phrase", lx.VAGUE_PHRASES),
+        ("vague", lx.VAGUE_QUANTITY_PHRASES),
+        ("hedge", lx.HEDGES),
+        ("vague_time", lx.VAGUE_TIMES),
+        ("time", lx.TIME_PHRASES),
+    ):
+        phrases.add(name, [language.make_doc(item) for item in items])
+    patterns = Matcher(language.vocab)
+    anything: dict = {}
+    patterns.add("vague", [[{"LOWER": {"IN": sorted(lx.VAGUE_WORDS)}}]])
+    # "most" as a quantifier ("most office supplies", "most of"), not a superlative ("most economical")
+    plural = {"LOWER": {"REGEX": r"^[a-z]+s$"}}
+    patterns.add(
+        "vague",
+        [
+            [{"LOWER": "most"}, {"LOWER": "of"}],
+            [{"LOWER": "most"}, plural],
+            [{"LOWER": "most"}, {"IS_ALPHA": True}, plural],
+        ],
+    )
+    patterns.add(
+        "vague_phrase",
+        [[{"LOWER": {"IN": ["where", "when", "if", "as"]}}, {**anything, "OP": "{0,2}"}, {"LOWER": "necessary"}]],
+    )
+    # discretion left to someone is vague wherever it stands; "at your discretion" is the reader's choice
+    patterns.add("hedge", [[{"LOWER": {"NOT_IN": ["your"]}}, {"LOWER": "discretion"}]])
+    patterns.add(
+        "time",
+        [
+            [{"LOWER": "by"}, {"LIKE_NUM": True}],
+            # "within 30 days", "within a week", "within their first month" (not "within the plan")
+            [{"LOWER": "within"}, {"LIKE_NUM": True}],
+            [{"LOWER": "within"}, {"LOWER": {"IN": ["a", "an"]}}, {"LOWER": {"IN": sorted(lx.PERIODS | {"hour"})}}],
+            [{"LOWER": "within"}, {"IS_ALPHA": True, "OP": "?"}, {"LOWER": {"IN": ["first", "same", "next"]}}],
+            [{"LOWER": "by"}, {"LOWER": {"IN": sorted(lx.MONTHS | lx.WEEKDAYS | {"noon", "midnight", "then"})}}],
+            [{"LOWER": "on"}, {"LOWER": {"REGEX": "^(" + "|".join(sorted(lx.WEEKDAYS)) + ")s?$"}}],
+            [{"LOWER": "on"}, {"LOWER": "the"}, {"LOWER": {"IN": ["first", "last", "same", "next"]}}],
+            [{"LOWER": {"IN": ["each", "per", "a", "once", "twice"]}}, {"LOWER": {"IN": sorted(lx.PERIODS)}}],
+            [{"LIKE_NUM": True}, {"LOWER": {"IN": sorted(lx.PERIODS)}}, {"LOWER": {"IN": ["before", "after", "of"]}}],
+        ],
+    )
+    return _Matchers(phrases, patterns)
+
+
+@dataclass(frozen=True)
+class Cue:
+    kind: str
+    text: str
+    start: int  # token index
+    end: int
+
+
+@dataclass
+class Cues:
+    """The cues found in one sentence, by kind, in order."""
+
+    text: str
+    doc: Doc
+    found: dict[str, list[Cue]] = field(default_factory=dict)
+
+    def add(self, kind: str, start: int, end: int) -> None:
+        self.found.setdefault(kind, []).append(Cue(kind, self.doc[start:end].text, start, end))
+
+    def has(self, kind: str) -> bool:
+        return bool(self.found.get(kind))
+
+    def all(self, kind: str) -> list[Cue]:
+        return self.found.get(kind, [])
+
+    def first(self, kind: str) -> str:
+        return self.found[kind][0].text if self.found.get(kind) else ""
+
+
+def base_form(word: str) -> str:
+    """The stem a verb form is compared by: "approved" → "approv", "told" → "tell"."""
+    word = word.lower()
+    return stem(lx.IRREGULAR_PARTICIPLES.get(word, word))
+
+
+def verb_forms(verbs: frozenset[str]) -> frozenset[str]:
+    """A verb's written forms: base, -s, -ed, -ing (regular spelling) and the irregular participles."""
+    forms = set()
+    for verb in verbs:
+        forms |= {verb, verb + "s", verb + "es", verb + "ed", verb + "d", verb + "ing"}
+        if verb.endswith("e"):
+            forms |= {verb[:-1] + "ing", verb[:-1] + "ed"}
+        if verb.endswith("y"):
+            forms |= {verb[:-1] + "ies", verb[:-1] + "ied"}
+        if len(verb) > 2 and verb[-1] in "tgpdlr" and verb[-2] in "aeiou" and verb[-3] not in "aeiou":
+            forms |= {verb + verb[-1] + "ed", verb + verb[-1] + "ing"}  # submitted, logging
+    forms |= {p for p, base in lx.IRREGULAR_PARTICIPLES.items() if base in verbs}
+    return frozenset(forms)
+
+
+_ORGANISATION_FORMS = verb_forms(lx.ORGANISATION_VERBS)
+_TIMED_FORMS = verb_forms(lx.TIMED_VERBS)
+
+
+def is_participle(token: Token) -> bool:
+    low = token.lower_
+    return low in lx.IRREGULAR_PARTICIPLES or (len(low) > 3 and low.endswith(("ed", "en")))
+
+
+def is_organisation_act(token: Token) -> bool:
+    """A form of a verb the organisation does ("reviewed"; "carried" only in "carried out")."""
+    low = token.lower_
+    if low in ("carried", "carry") and token.i + 1 < len(token.doc) and token.doc[token.i + 1].lower_ == "out":
+        return True
+    return low in _ORGANISATION_FORMS
+
+
+def is_timed_act(token: Token) -> bool:
+    """A form of a verb whose act happens at a time ("submit", "notified"); nouns ("approval") are not."""
+    return token.lower_ in _TIMED_FORMS
+
+
+def _negated_after(doc: Doc, i: int) -> bool:
+    """A modal at `i` is negated: "must not", "should NOT", "must never", "can't", "may also not"."""
+    following = [t.lower_ for t in doc[i + 1 : i + 3]]
+    return bool(following) and (
+        following[0] in ("not", "never", "n't") or following[:2] in (["also", "not"], ["only", "not"])
+    )
+
+
+def _negated_before(doc: Doc, i: int) -> bool:
+    return any(t.lower_ in ("not", "n't", "never") for t in doc[max(0, i - 2) : i])
+
+
+def clause_starts(doc: Doc) -> list[int]:
+    """Where an instruction may start: the sentence's start, after "Please", after a leading
+    subordinate clause's comma ("If you detect …, do not …"), and after a semicolon or colon."""
+    starts = [0]
+    if len(doc) and doc[0].lower_ in lx.LEADING_WORDS:
+        comma = next((t.i for t in doc if t.text == ","), None)
+        if comma is not None:
+            starts.append(comma + 1)
+    starts += [t.i + 1 for t in doc if t.text in (";", ":")]
+    out = []
+    for start in starts:
+        while start < len(doc) and doc[start].lower_ in ("please", "then", "also", "just", "so", "and", ","):
+            start += 1
+        if start < len(doc):
+            out.append(start)
+    return out
+
+
+def _in_condition(doc: Doc, i: int) -> bool:
+    """Token `i` stands in an if-clause or a relative clause ("if you need to", "who must travel"):
+    it describes a case, it requires nothing."""
+    if i and doc[i - 1].lower_ in ("who", "that", "which"):
+        return True
+    for t in reversed(doc[:i]):
+        if t.text in (",", ";", ":"):
+            return False
+        if t.lower_ in ("if", "unless", "whether"):
+            return True
+    return False
+
+
+def _deontic(cues: Cues) -> None:
+    doc = cues.doc
+    for token in doc:
+        low, i = token.lower_, token.i
+        if low in ("must", "shall", "should", "need", "needs", "have", "has", "required") and _in_condition(doc, i):
+            continue
+        nxt = doc[i + 1].lower_ if i + 1 < len(doc) else ""
+        if low in ("must", "shall", "should", "ought"):
+            if _negated_after(doc, i):
+                cues.add("forbid", i, min(len(doc), i + 2))
+            elif nxt == "only" or (i + 2 < len(doc) and doc[i + 2].lower_ == "only"):
+                cues.add("restrict", i, i + 1)
+            else:
+                cues.add("oblige", i, i + 1)
+        elif low in ("may", "can", "could"):
+            tail = [t.lower_ for t in doc[i + 1 : i + 4]]
+            if _negated_after(doc, i):
+                rest = tail[1:] if tail[:1] in (["not"], ["n't"], ["never"]) else tail[2:]
+                if rest[:1] == ["be"] and len(doc) > i + 3 and is_participle(doc[i + 3]):
+                    cues.add("forbid", i, i + 4)  # "cannot be connected", "may not be used"
+            else:
+                cues.add("permit", i, i + 1)
+        elif low in ("need", "needs"):
+            if _negated_before(doc, i) or nxt == "not":
+                cues.add("exempt", i, i + 1)
+            elif i and doc[i - 1].lower_ in ("that", "which"):
+                pass  # "a machine that needs to match …" describes, requires nothing
+            elif nxt == "to" or (nxt and nxt not in ("for", "it", "them", "this", "that", "and", "or", ".", ",")):
+                if i == 0 or doc[i - 1].lower_ not in ("who", "they", "what", "you", "we", "i") or nxt == "to":
+                    cues.add("oblige", i, i + 1)
+        elif low in ("have", "has") and nxt == "to":
+            cues.add("exempt" if _negated_before(doc, i) else "oblige", i, i + 2)
+        elif low == "required" and i > 0 and (doc[i - 1].lower_ in lx.BE_FORMS or doc[i - 1].lower_ == "not"):
+            cues.add("exempt" if _negated_before(doc, i) else "oblige", i, i + 1)
+        elif low in ("require", "requires", "mandatory"):
+            cues.add("oblige", i, i + 1)
+        elif low in ("optional", "exempt"):
+            cues.add("exempt", i, i + 1)
+        elif low == "responsibility" or (low == "responsible" and nxt == "for"):
+            owned = {t.lower_ for t in doc[i + 1 : i + 4]}
+            if not (owned & {"this", "these"} and owned & {"policy", "standard", "procedure", "code"}):
+                cues.add("oblige", i, i + 1)  # "is responsible for this policy" owns it, requires nothing
+        elif low == "expected" and nxt == "to" and i > 0 and doc[i - 1].lower_ in lx.BE_FORMS:
+            cues.add("oblige", i, i + 2)
+        elif low in ("critical", "essential", "vital", "imperative") and nxt == "that":
+            cues.add("oblige", i, i + 2)
+        elif (low in ("prohibited", "forbidden", "banned") and i and doc[i - 1].lower_ in lx.BE_FORMS | {"not"}) or (
+            low in ("permitted", "allowed") and _negated_before(doc, i)
+        ):
+            cues.add("forbid", i, i + 1)
+        elif low in ("permitted", "allowed", "entitled", "eligible", "acceptable", "reimbursable", "okay"):
+            cues.add("permit", i, i + 1)
+    # "No more than two members may …", "No gift may …"
+    if len(doc) > 1 and doc[0].lower_ == "no" and any(t.lower_ in ("may", "can", "shall") for t in doc[:12]):
+        cues.add("forbid", 0, 1)
+    # "only approved smartphones … can be connected": a restriction on a passive act
+    for token in doc:
+        if token.lower_ == "only":
+            for t in doc[token.i + 1 : token.i + 8]:
+                if t.lower_ in ("can", "may") and t.i + 2 < len(doc) and doc[t.i + 1].lower_ == "be":
+                    if is_participle(doc[t.i + 2]):
+                        cues.add("forbid", token.i, t.i + 3)
+                    break
+
+
+def _instructions(cues: Cues) -> None:
+    doc = cues.doc
+    if re.search(lx.POINTER, cues.text, re.I):
+        return  # "Contact your Timekeeper if you have questions": help offered, nothing required
+    for start in clause_starts(doc):
+        first = doc[start].lower_
+        nxt = doc[start + 1].lower_ if start + 1 < len(doc) else ""
+        after = doc[start + 2].lower_ if start + 2 < len(doc) else ""
+        if (first in ("do", "did") and nxt in ("not", "n't")) or first == "never":
+            verb = after if first != "never" else nxt
+            if verb not in lx.NOT_PROHIBITIONS:
+                cues.add("forbid", start, min(len(doc), start + 3))
+        elif first == "only" and nxt in lx.IMPERATIVE_VERBS:
+            cues.add("forbid", start, start + 2)
+        elif first in lx.IMPERATIVE_VERBS and nxt not in ("of", "with", "is", "are", "was", "by", "for", "to"):
+            if not (start > 0 and doc[start - 1].lower_ in ("to",)):
+                cues.add("imperative", start, start + 1)
+
+
+def _passives(cues: Cues) -> None:
+    """`be` + participle, adverbs between allowed: "must be recorded", "will then be recorded"."""
+    doc = cues.doc
+    for token in doc:
+        if token.lower_ not in lx.BE_FORMS:
+            continue
+        j = token.i + 1
+        while j < len(doc) and doc[j].lower_.endswith("ly") and not is_participle(doc[j]):
+            j += 1
+        if j < len(doc) and is_participle(doc[j]):
+            cues.add("passive", token.i, j + 1)
+
+
+def read_cues(sentence: str) -> Cues:
+    """Every cue of one sentence."""
+    doc = nlp().make_doc(sentence)
+    cues = Cues(sentence, doc)
+    matchers = _matchers()
+    vocab = nlp().vocab.strings
+    for match_id, start, end in [*matchers.phrases(doc), *matchers.patterns(doc)]:
+        cues.add(vocab[match_id], start, end)
+    # "etc." in running text, not in a parenthesis of examples
+    for token in doc:
+        if token.lower_ in ("etc", "etc.") and doc[: token.i].text.count("(") <= doc[: token.i].text.count(")"):
+            cues.add("vague", token.i, token.i + 1)
+    # "as soon as you're aware" is a moment; "as soon as possible" is not
+    for cue in cues.all("vague_time"):
+        if cue.text.lower().startswith("as soon"):
+            cues.found["time"] = [c for c in cues.all("time") if not (cue.start <= c.start < cue.end)]
+    for token in doc:
+        if token.lower_ == "soon" and token.i >= 1 and doc[token.i - 1].lower_ == "as" and not cues.has("vague_time"):
+            cues.add("time", token.i - 1, token.i + 1)
+    _deontic(cues)
+    _instructions(cues)
+    _passives(cues)
+    low = sentence.lower()
+    for pattern in lx.CONSEQUENCE_PATTERNS:
+        for m in re.finditer(pattern, low):
+            cues.found.setdefault("consequence", []).append(Cue("consequence", sentence[m.start() : m.end()], -1, -1))
+    if cues.has("consequence") and re.search(lx.WHOLE_DOCUMENT, low) and re.search(lx.BREACH, low):
+        cues.add("enforcement", 0, len(doc))
+    deferral = re.search(lx.DEFERRAL, low)
+    if deferral:
+        cues.found["deferral"] = [Cue("deferral", sentence[deferral.start() : deferral.end()], -1, -1)]
+    if any(t.lower_ in lx.NORMATIVE_WORDS for t in doc) or cues.has("imperative") or cues.has("forbid"):
+        cues.add("normative", 0, 0)
+    return cues

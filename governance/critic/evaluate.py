@@ -1,0 +1,275 @@
+"""Measure the critic on the labelled set (data/critic) beside two trivial baselines.
+
+    python -m governance.critic.evaluate [--split test|train|dev|all] [--embed] [--json OUT] [--errors]
+
+Prints precision, recall and F1 per flag and their mean (macro F1) for the critic (`--json` adds
+the counts behind them: sentences labelled, flagged and found per flag), with `--embed`
+for a logistic regression per flag on MiniLM embeddings fitted on the train part, for a
+keyword-only baseline (each flag fires on its trigger words, with no reading of the sentence) and
+for the majority baseline (no flag on any sentence: most sentences have none of each). Each
+labelled document is rebuilt under its headings, one labelled sentence a paragraph, so the critic
+sees the same sentences the labels name. `--errors` lists the critic's mistakes; use it on the
+train and dev parts only. Not imported by the app.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import sys
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from governance.critic import lexicon as lx
+from governance.critic.conflicts import Embed, quantities
+from governance.critic.critic import critique
+from governance.critic.reading import PolicyText, read_sections
+from governance.critic.records import FLAGS
+
+DATA = Path(__file__).resolve().parents[2] / "data" / "critic"
+SPLIT_SEED = 31
+
+
+@dataclass(frozen=True)
+class LabelledDocument:
+    doc: str
+    title: str
+    split: str
+    sections: list[tuple[str, list[tuple[str, frozenset[str]]]]]  # heading → (sentence, flags)
+
+    def sentences(self) -> list[tuple[str, frozenset[str]]]:
+        return [s for _, group in self.sections for s in group]
+
+    def policy_text(self) -> PolicyText:
+        return read_sections(
+            ((h, "\n\n".join(t for t, _ in group)) for h, group in self.sections), self.doc, self.title
+        )
+
+
+def load(folder: Path = DATA) -> list[LabelledDocument]:
+    docs = [json.loads(line) for line in (folder / "documents.jsonl").read_text(encoding="utf-8").splitlines() if line]
+    rows = [json.loads(line) for line in (folder / "sentences.jsonl").read_text(encoding="utf-8").splitlines() if line]
+    out = []
+    for doc in docs:
+        sections: list[tuple[str, list[tuple[str, frozenset[str]]]]] = []
+        for row in (r for r in rows if r["doc"] == doc["doc"]):
+            unknown = set(row["flags"]) - set(FLAGS)
+            if unknown:
+                raise ValueError(f"{row['id']}: unknown flags {sorted(unknown)}")
+            if not sections or sections[-1][0] != row["section"]:
+                sections.append((row["section"], []))
+            sections[-1][1].append((row["text"], frozenset(row["flags"])))
+        out.append(LabelledDocument(doc["doc"], doc["title"], doc["split"], sections))
+    return out
+
+
+def assign_split(docs: dict[str, list[frozenset[str]]], seed: int = SPLIT_SEED, share: float = 1 / 3) -> set[str]:
+    """The test documents: taken in a random order seeded with `seed`, a document joins the test
+    part while that part holds under `share` of the sentences (10 % slack), unless it would carry
+    more than half of some flag's positives into it. The `dev` documents, written after the first
+    measurement, were never part of the draw."""
+    order = sorted(docs)
+    random.Random(seed).shuffle(order)
+    total = sum(len(v) for v in docs.values())
+    positives = Counter(f for flags in docs.values() for fl in flags for f in fl)
+    test: set[str] = set()
+    sentences, counts = 0, Counter[str]()
+    for doc in order:
+        here = Counter(f for fl in docs[doc] for f in fl)
+        if sentences + len(docs[doc]) > share * total * 1.1:
+            continue
+        if any(counts[f] + here[f] > positives[f] / 2 for f in here):
+            continue
+        test.add(doc)
+        sentences += len(docs[doc])
+        counts += here
+    return test
+
+
+Predictor = Callable[[LabelledDocument], list[set[str]]]
+
+
+def critic_predictor(embed: Embed | None = None) -> Predictor:
+    def predict(doc: LabelledDocument) -> list[set[str]]:
+        result = critique(doc.policy_text(), embed)
+        labelled = [t for t, _ in doc.sentences()]
+        read = [s.text for s in result.sentences]
+        if read != labelled:
+            raise ValueError(f"{doc.doc}: the critic read other sentences than the labels name")
+        return [set(s.flags) for s in result.sentences]
+
+    return predict
+
+
+_KEYWORDS = {
+    "vague": re.compile(
+        r"\b(?:" + "|".join(sorted(re.escape(w) for w in (*lx.VAGUE_WORDS, *lx.VAGUE_PHRASES, *lx.HEDGES))) + r")\b",
+        re.I,
+    ),
+    "no_owner": re.compile(r"\b(?:be|is|are|been|being)\s+\w+ed\b", re.I),
+    "modal": re.compile(r"\b(?:must|shall|should|required)\b", re.I),
+    "consequence": re.compile("|".join(lx.CONSEQUENCE_PATTERNS), re.I),
+    "reference": re.compile(
+        r"\b(?:section|clause|paragraph|appendix|annex|schedule|part|table|figure)\s+[0-9A-Z]", re.I
+    ),
+}
+
+
+def keyword_predictor(doc: LabelledDocument) -> list[set[str]]:
+    """Each flag on its trigger words alone: the baseline a rule list without reading gives."""
+    texts = [t for t, _ in doc.sentences()]
+    values = [{(q.kind, q.value) for q in quantities(t)} for t in texts]
+    out = []
+    for i, text in enumerate(texts):
+        flags = set()
+        if _KEYWORDS["vague"].search(text):
+            flags.add("vague")
+        if _KEYWORDS["no_owner"].search(text) and " by " not in text:
+            flags.add("no_owner")
+        if _KEYWORDS["modal"].search(text):
+            if not re.search(r"\d", text):
+                flags.add("no_deadline")
+            if not _KEYWORDS["consequence"].search(text):
+                flags.add("no_consequence")
+        kinds = {k for k, _ in values[i]}
+        if any(
+            {k for k, _ in other} & kinds and not values[i] <= other
+            for j, other in enumerate(values)
+            if j != i and other
+        ):
+            flags.add("contradiction")
+        if _KEYWORDS["reference"].search(text):
+            flags.add("dangling_reference")
+        out.append(flags)
+    return out
+
+
+def embedding_classifier(train: list[LabelledDocument], embed: Embed) -> Predictor:
+    """A logistic regression per flag on MiniLM sentence embeddings, fitted on `train`: what a
+    small trained classifier learns from this many sentences, without the critic's reading."""
+    from sklearn.linear_model import LogisticRegression
+
+    texts = [t for d in train for t, _ in d.sentences()]
+    gold = [f for d in train for _, f in d.sentences()]
+    vectors = np.asarray(embed(texts))
+    models = {
+        flag: LogisticRegression(max_iter=2000, class_weight="balanced").fit(vectors, [flag in g for g in gold])
+        for flag in FLAGS
+    }
+
+    def predict(doc: LabelledDocument) -> list[set[str]]:
+        x = np.asarray(embed([t for t, _ in doc.sentences()]))
+        said = {flag: model.predict(x) for flag, model in models.items()}
+        return [{flag for flag in FLAGS if said[flag][i]} for i in range(len(x))]
+
+    return predict
+
+
+def majority_predictor(doc: LabelledDocument) -> list[set[str]]:
+    return [set() for _ in doc.sentences()]
+
+
+@dataclass(frozen=True)
+class Score:
+    precision: float  # found / flagged
+    recall: float  # found / support
+    f1: float
+    support: int  # sentences labelled with the flag
+    flagged: int  # sentences the system flagged
+    found: int  # of those, labelled with the flag
+
+
+def score(docs: list[LabelledDocument], predict: Predictor) -> dict[str, Score]:
+    tp, fp, fn = Counter[str](), Counter[str](), Counter[str]()
+    for doc in docs:
+        for (_, gold), guess in zip(doc.sentences(), predict(doc), strict=True):
+            for flag in FLAGS:
+                tp[flag] += flag in gold and flag in guess
+                fp[flag] += flag not in gold and flag in guess
+                fn[flag] += flag in gold and flag not in guess
+    out = {}
+    for flag in FLAGS:
+        p = tp[flag] / (tp[flag] + fp[flag]) if tp[flag] + fp[flag] else 0.0
+        r = tp[flag] / (tp[flag] + fn[flag]) if tp[flag] + fn[flag] else 0.0
+        f1 = 2 * p * r / (p + r) if p + r else 0.0
+        out[flag] = Score(p, r, f1, tp[flag] + fn[flag], tp[flag] + fp[flag], tp[flag])
+    return out
+
+
+def macro_f1(scores: dict[str, Score]) -> float:
+    return sum(s.f1 for s in scores.values()) / len(scores)
+
+
+def errors(docs: list[LabelledDocument], predict: Predictor) -> list[str]:
+    lines = []
+    for doc in docs:
+        for (text, gold), guess in zip(doc.sentences(), predict(doc), strict=True):
+            if set(gold) != guess:
+                missed, extra = sorted(set(gold) - guess), sorted(guess - set(gold))
+                lines.append(f"{doc.doc}: missed {missed} extra {extra}: {text}")
+    return lines
+
+
+def _embedder() -> Embed:
+    from pipeline.ingest.embedding import MiniLMEmbedding
+
+    model = MiniLMEmbedding()
+    return lambda texts: np.asarray(model.embed_many(texts))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m governance.critic.evaluate", description=__doc__.splitlines()[0])
+    parser.add_argument("--split", choices=("test", "train", "dev", "all"), default="test")
+    parser.add_argument("--data", type=Path, default=DATA, help="folder with documents.jsonl and sentences.jsonl")
+    parser.add_argument(
+        "--embed",
+        action="store_true",
+        help="pair contradictions by MiniLM cosine, as the app does, and add a classifier on MiniLM embeddings",
+    )
+    parser.add_argument("--json", type=Path, metavar="OUT", help="also write the scores as JSON")
+    parser.add_argument("--errors", action="store_true", help="list the critic's mistakes (train and dev parts only!)")
+    args = parser.parse_args(argv)
+    everything = load(args.data)
+    docs = [d for d in everything if args.split == "all" or d.split == args.split]
+    embed = _embedder() if args.embed else None
+    systems: dict[str, Predictor] = {"critic": critic_predictor(embed)}
+    if embed is not None:
+        systems["embedding classifier"] = embedding_classifier([d for d in everything if d.split == "train"], embed)
+    systems["keyword baseline"] = keyword_predictor
+    systems["majority baseline"] = majority_predictor
+    results = {name: score(docs, predict) for name, predict in systems.items()}
+    sentences = sum(len(d.sentences()) for d in docs)
+    print(f"{args.split} part: {len(docs)} documents, {sentences} sentences")
+    print(f"{'flag':<20}{'support':>8}" + "".join(f"{name:>22}" for name in results))
+    for flag in FLAGS:
+        cells = "".join(
+            f"{r[flag].f1:>10.3f} (P {r[flag].precision:.2f} R {r[flag].recall:.2f})"[-22:].rjust(22)
+            for r in results.values()
+        )
+        print(f"{flag:<20}{results['critic'][flag].support:>8}{cells}")
+    print(f"{'macro F1':<28}" + "".join(f"{macro_f1(r):>22.3f}" for r in results.values()))
+    if args.errors:
+        print("\n".join(errors(docs, systems["critic"])))
+    if args.json:
+        report = {
+            "split": args.split,
+            "documents": len(docs),
+            "sentences": sentences,
+            "embed": args.embed,
+            "systems": {
+                name: {"macro_f1": round(macro_f1(r), 4), "flags": {f: s.__dict__ for f, s in r.items()}}
+                for name, r in results.items()
+            },
+        }
+        args.json.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

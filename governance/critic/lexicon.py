@@ -1,0 +1,237 @@
+"""The general-English words the critic's cues are made of (no organisation's vocabulary).
+
+Each set is a closed class of policy English that plain-language guides and drafting manuals list:
+vague quantifiers and hedges, modal and deontic words, time expressions, sanctions, the verbs of
+acts that happen at a time, and the nouns of roles that can own an act. They are data for
+`governance.critic.cues`, which turns them into spaCy matchers.
+"""
+
+from __future__ import annotations
+
+# Vague quantity, frequency, standard or scope: flagged where the sentence states a rule.
+VAGUE_WORDS = frozenset(
+    """some several many numerous various few regularly periodically occasionally frequently often
+    routinely promptly timely reasonable reasonably unreasonable unreasonably appropriate
+    appropriately inappropriate inappropriately adequate adequately inadequate sufficient
+    sufficiently insufficient suitable suitably unsuitable significant significantly substantial
+    substantially excessive modest minor sparingly carefully ideally unusual exceptional relevant
+    strong large heavy busy urgent satisfactory unsatisfactory proper properly tidy clean""".split()
+)
+VAGUE_PHRASES = (
+    "as soon as possible",
+    "as soon as practicable",
+    "as needed",
+    "as appropriate",
+    "as necessary",
+    "where possible",
+    "where practicable",
+    "where appropriate",
+    "where reasonable",
+    "if possible",
+    "if practicable",
+    "if appropriate",
+    "when possible",
+    "when practicable",
+    "when appropriate",
+    "from time to time",
+    "in a timely manner",
+    "in due course",
+    "without undue delay",
+    "case-by-case",
+    "case by case",
+    "short notice",
+    "to the maximum extent possible",
+    "to the extent possible",
+    "as far as possible",
+    "as possible",
+    "earliest convenience",
+    "do what you can",
+    "be seen as",
+    "good reason",
+    "good cause",
+)
+# Vague quantities in more than one word: like VAGUE_WORDS, flagged where the sentence states a rule.
+VAGUE_QUANTITY_PHRASES = ("a number of", "a lot", "lots of", "and/or", "and so on", "high-profile", "high profile")
+# Hedges make a rule vague wherever they stand: its exceptions are left unsaid.
+HEDGES = ("generally", "normally", "usually", "typically", "in general", "as a rule", "in principle", "almost all")
+# Vague times: a deadline that is none.
+VAGUE_TIMES = (
+    "promptly",
+    "timely",
+    "as soon as possible",
+    "as soon as practicable",
+    "regularly",
+    "periodically",
+    "from time to time",
+    "occasionally",
+    "frequently",
+    "routinely",
+    "in due course",
+    "without undue delay",
+    "earliest convenience",
+    "appropriate intervals",
+    "reasonable period",
+    "reasonable time",
+)
+
+# Words that make a sentence state a rule (a requirement, permission or entitlement).
+NORMATIVE_WORDS = frozenset(
+    """must shall should may can could will need needs required require requires mandatory optional
+    entitled eligible exempt allowed permitted prohibited acceptable reimbursable responsible
+    responsibility expected please receive receives we ought""".split()
+)
+
+# Time limits and points.
+TIME_PHRASES = (
+    "no later than",
+    "not later than",
+    "prior to",
+    "before",
+    "in advance",
+    "ahead of",
+    "immediately",
+    "at once",
+    "straight away",
+    "right away",
+    "same day",
+    "on the day",
+    "first",
+    "at the end of",
+    "at the start of",
+    "at the beginning of",
+    "by the end of",
+    "annually",
+    "monthly",
+    "weekly",
+    "daily",
+    "quarterly",
+    "yearly",
+    "every",
+    "when",
+    "whenever",
+    "any time",
+    "upon",
+    "on receipt",
+    "at the time",
+    "during",
+    "throughout",
+    "until",
+    "at the same time",
+    "deadline",
+)
+WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+MONTHS = frozenset("january february march april may june july august september october november december".split())
+PERIODS = frozenset("day days week weeks month months year years quarter quarters term terms period periods".split())
+
+# Acts that happen at a time (an owner's missing deadline is one of these).
+TIMED_VERBS = frozenset(
+    """submit send notify inform tell report apply request register file pay repay return
+    complete respond reply review approve refuse decide check record log document declare contact
+    acknowledge address investigate inspect meet renew update refer follow-up reach consider delete
+    destroy""".split()
+)
+# Acts the organisation does (an agentless passive of one names no owner).
+ORGANISATION_VERBS = frozenset(
+    """review consider approve authorise authorize grant refuse reject decide assess inspect monitor
+    audit investigate acknowledge address record log destroy delete notify inform tell ask restrict
+    recover end agree purchase advertise encrypt allocate assign evaluate examine verify process
+    suspend withdraw refer check deduct remove terminate cancel exclude dismiss""".split()
+)
+# Irregular participles of the verbs above and of common policy verbs.
+IRREGULAR_PARTICIPLES = {
+    "told": "tell",
+    "done": "do",
+    "made": "make",
+    "given": "give",
+    "taken": "take",
+    "kept": "keep",
+    "sent": "send",
+    "paid": "pay",
+    "held": "hold",
+    "set": "set",
+    "put": "put",
+    "sought": "seek",
+    "brought": "bring",
+    "bought": "buy",
+    "shown": "show",
+    "written": "write",
+    "known": "know",
+    "seen": "see",
+    "dealt": "deal",
+    "withdrawn": "withdraw",
+    "undertaken": "undertake",
+    "met": "meet",
+    "left": "leave",
+    "chosen": "choose",
+    "repaid": "repay",
+}
+BE_FORMS = frozenset("be is are was were been being am".split())
+
+# Verbs an instruction starts with ("Submit the form", "Do not share").
+IMPERATIVE_VERBS = frozenset(
+    """add apply ask attach avoid be book call cancel change check choose click complete confirm
+    consult contact create decline delete discuss do download email encrypt enable ensure
+    enter fill find follow get give go have head include inform install keep let lock log make mark
+    note notify obtain open pay phone post print provide read record refer register remember remove
+    renew report request reschedule return review revoke save search see select send set share sign
+    store submit switch take tell turn update upload use utilize utilise verify visit wait wear write""".split()
+)
+# A clause that starts so is subordinate; the instruction follows its comma.
+LEADING_WORDS = frozenset(
+    """if when whenever once after before for to in as upon while where unless until following
+    during with because since although though given""".split()
+)
+# An instruction that only points to help is no requirement ("contact X if you have questions").
+POINTER = r"\b(?:if you have (?:any )?questions|for (?:more )?(?:information|details|assistance|help))\b"
+# Imperatives that forbid nothing.
+NOT_PROHIBITIONS = frozenset("expect hesitate worry".split())
+
+# Sanctions, refusals and losses: what happens when a rule is broken.
+CONSEQUENCE_PATTERNS = (
+    r"\b(?:will|would|may|might|shall|can|could)\s+(?:not|no longer)\s+be\s+(?:paid|reimbursed|accepted|"
+    r"approved|processed|considered|refunded|covered|allowed|granted|valid|renewed|issued)\b",
+    r"\bcannot\s+be\s+(?:approved|accepted|paid|reimbursed|processed|used)\b",
+    r"\bno longer\b",
+    r"\bresult(?:s|ed|ing)?\s+in\b",
+    r"\blead(?:s)?\s+to\b",
+    r"\bdisciplinary\b",
+    r"\bmisconduct\b",
+    r"\boffen[cs]es?\b",
+    r"\bpenalt(?:y|ies)\b",
+    r"\bsanctions?\b",
+    r"\bdismiss(?:al|ed)\b",
+    r"\bforfeit\w*\b",
+    r"\bwill\s+be\s+lost\b",
+    r"\b(?:will|would|may|shall)\s+lose\b|\bloses\b",
+    r"\bdeducted\b",
+    r"\b(?:will|may|shall)\s+be\s+(?:fined|removed|excluded|dismissed|barred|banned)\b",
+    r"\bwill\s+be\s+(?:charged|rejected|refused|cancelled|canceled|withdrawn|returned)\b",
+    r"\b(?:suspended|revoked|terminated)\b",
+    r"\botherwise\b",
+    r"\bor\s+(?:it|you|they|she|he|the\s+\w+)\s+will\b",
+)
+# The whole document's rules, named as such in a general enforcement clause.
+WHOLE_DOCUMENT = r"\b(?:this|these)\s+(?:policy|policies|procedure|procedures|rules|code|standard|guidance)\b"
+BREACH = r"\b(?:breach\w*|violat\w*|fail\w*\s+to\s+(?:comply|follow|observe|meet|adhere)|non-?compliance|contraven\w*|ignor\w*)\b"
+
+# Roles and bodies that can own an act; a vaguely named owner is no owner.
+ROLE_NOUNS = frozenset(
+    """supervisor supervisors manager managers director directors head heads officer officers
+    coordinator committee board team office department division unit lead chair secretary
+    administrator owner official representative auditor audit controller registrar dean principal
+    executive ombudsman desk panel council advisor adviser tutor instructor lecturer examiner mentor
+    approver reviewer assessor inspector clerk specialist counsellor""".split()
+)
+VAGUE_OWNERS = frozenset("leadership management someone somebody".split())
+VAGUE_OWNER_QUALIFIERS = frozenset("appropriate relevant responsible competent".split())
+APPROVAL_NOUNS = frozenset(
+    "approval approvals authorization authorisation authorizations permission consent sign-off".split()
+)
+# Words after which an approval is a procedure's name, not a condition ("the approval process").
+APPROVAL_COMPOUNDS = frozenset("process procedure form forms request requests workflow".split())
+# Deferrals: the act is defined by a named procedure or another part, which would say who and when.
+DEFERRAL = (
+    r"\b(?:in line with|in accordance with|as per|as (?:described|set out|explained|defined|specified|"
+    r"shown|listed) in|under the [\w' -]*?(?:procedure|policy|process|rules|regulations?|scheme)|"
+    r"through the [\w' -]*?(?:process|procedure))\b"
+)

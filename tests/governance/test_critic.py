@@ -1,0 +1,173 @@
+"""The policy critic on small documents written here (none of them from data/critic): each flag is
+raised where the text earns it and not where it does not."""
+
+from __future__ import annotations
+
+import pytest
+
+from governance.critic.critic import critique_text
+from governance.critic.reading import read_policy
+from governance.critic.records import FLAGS
+from governance.critic.service import PolicyCritic, embedder
+from governance.identity import Identity, PermissionDenied
+from pipeline.ingest.convert import ConversionRefused
+
+ADMIN = Identity("local:admin", "admin", "admin")
+STUDENT = Identity("local:stu", "stu", "user")
+
+
+def flags_of(text: str, **kwargs) -> dict[str, list[str]]:
+    """Sentence text → its flags, for a document of Markdown `text`."""
+    return {s.text: s.flags for s in critique_text(text, "test.md", **kwargs).sentences}
+
+
+def one(sentence: str) -> list[str]:
+    """The flags of a one-sentence document (its own section, nothing else to contradict)."""
+    return flags_of(f"# Policy\n\n## 1. Rule\n\n{sentence}\n")[sentence]
+
+
+def test_flags_vague_quantifiers_and_discretion():
+    assert "vague" in one("Managers should check timesheets regularly.")
+    assert "vague" in one("Officers may waive the charge where appropriate.")
+    assert "vague" in one("Some members of staff are entitled to a parking permit.")
+    assert "vague" in one("Refunds are made at the discretion of the Finance Manager.")
+    assert "vague" in one("Generally, permits are issued for one year.")  # a hedge makes any rule vague
+    assert "vague" not in one("Managers must check timesheets every Friday.")
+    assert "vague" not in one("Many councils publish their registers online.")  # a description, no rule
+
+
+def test_flags_an_act_of_the_organisation_with_no_one_named():
+    assert "no_owner" in one("Applications for a permit will be assessed within 10 days.")
+    assert "no_owner" in one("Overtime requires prior approval.")
+    assert "no_owner" in one("Complaints are referred to the relevant department.")
+    assert "no_owner" not in one("Applications for a permit will be assessed by the Licensing Officer within 10 days.")
+    assert "no_owner" not in one("Overtime requires prior approval from the Head of Service.")
+    assert "no_owner" not in one("Permits must be renewed by the holder before they expire.")
+
+
+def test_flags_a_required_act_without_a_time():
+    assert "no_deadline" in one("Staff must notify the Records Officer of any lost file.")
+    assert "no_deadline" in one("The panel will review each appeal.")
+    late = one("Staff must notify the Records Officer of any lost file as soon as possible.")
+    assert "no_deadline" in late and "vague" in late  # a vague time is no deadline
+    assert "no_deadline" not in one("Staff must notify the Records Officer of any lost file within two working days.")
+    assert "no_deadline" not in one("Staff must wear their badge in the building.")  # conduct, not an act at a time
+
+
+def test_flags_an_obligation_without_a_consequence_unless_one_is_stated():
+    bare = "Permit holders must display the permit on the windscreen."
+    assert "no_consequence" in one(bare)
+    followed = flags_of(f"## 1. Parking\n\n{bare}\n\nA car without a displayed permit will be fined $60.\n")
+    assert "no_consequence" not in followed[bare]  # the next sentence says what happens
+    enforced = flags_of(
+        f"## 1. Parking\n\n{bare}\n\n## 2. Enforcement\n\nBreaches of this policy may lead to disciplinary action.\n"
+    )
+    assert "no_consequence" not in enforced[bare]  # a general enforcement clause covers the document
+    assert "no_consequence" not in one("Permit holders may park in any bay marked for permits.")  # a permission
+
+
+def test_flags_both_sentences_of_a_contradiction_and_points_each_to_the_other():
+    first = "Timesheets must be submitted within 5 working days of the end of the month."
+    second = "Timesheets must be submitted within 10 working days of the end of the month."
+    text = f"# Timesheets\n\n## 1. Submission\n\n{first}\n\n## 2. Late timesheets\n\n{second}\n"
+    result = critique_text(text, "timesheets.md")
+    by_text = {s.text: s for s in result.sentences}
+    assert "contradiction" in by_text[first].flags and "contradiction" in by_text[second].flags
+    finding = next(f for f in by_text[first].findings if f.flag == "contradiction")
+    assert finding.other == by_text[second].index and second in finding.advice
+
+
+def test_rules_for_different_cases_or_opposite_conditions_are_no_contradiction():
+    cases = flags_of(
+        "## 1. Quotes\n\nPurchases under $1,000 need one written quote.\n\n"
+        "Purchases over $1,000 need three written quotes.\n"
+    )
+    assert not any("contradiction" in f for f in cases.values())
+    exception = flags_of(
+        "## 1. Travel\n\nIf you travel abroad and hold a clearance, you must notify the Security Officer.\n\n"
+        "Notifying the Security Officer is optional if you do not hold a clearance.\n"
+    )
+    assert not any("contradiction" in f for f in exception.values())
+
+
+def test_opposed_stances_on_one_act_are_a_contradiction():
+    found = flags_of(
+        "## 1. Meetings\n\nContractors must not attend board meetings.\n\n"
+        "Contractors may attend board meetings when invited by the Chair.\n"
+    )
+    assert all("contradiction" in f for f in found.values())
+
+
+def test_with_minilm_paraphrases_are_compared(embed_model):
+    first = "The parking permit costs $40 a year."
+    second = "An annual parking permit is $55."
+    text = f"## 1. Permits\n\n{first}\n\n{second}\n"
+    assert not any("contradiction" in f for f in flags_of(text).values())  # half their words differ
+    by_meaning = flags_of(text, embed=embedder(embed_model))
+    assert "contradiction" in by_meaning[first] and "contradiction" in by_meaning[second]
+
+
+def test_flags_references_to_parts_the_document_does_not_have():
+    text = (
+        "# Grants Policy\n\n## 1. Eligibility\n\nApplicants must meet the criteria in section 2.\n\n"
+        "Late applications are handled as set out in section 9.\n\n"
+        "The scoring grid is in Appendix A.\n\nThe budget form is in Appendix C.\n\n"
+        "Personal data is processed under section 6 of the Data Protection Act 2018.\n\n"
+        "## 2. Criteria\n\nProjects must benefit residents.\n\n## Appendix A: Scoring grid\n\nEach criterion scores 0 to 5.\n"
+    )
+    found = flags_of(text)
+    assert "dangling_reference" in found["Late applications are handled as set out in section 9."]
+    assert "dangling_reference" in found["The budget form is in Appendix C."]
+    assert "dangling_reference" not in found["Applicants must meet the criteria in section 2."]
+    assert "dangling_reference" not in found["The scoring grid is in Appendix A."]
+    assert (
+        "dangling_reference" not in found["Personal data is processed under section 6 of the Data Protection Act 2018."]
+    )
+
+
+def test_reads_plain_text_headings_and_skips_tables_and_front_matter():
+    text = (
+        "---\ntitle: Hall Hire\n---\n1. Bookings\nHalls are booked online.\n\n"
+        "| room | rate |\n| --- | --- |\n| A | $20 |\n\n2. Keys\nKeys are collected from reception.\n"
+    )
+    policy = read_policy(text, "hall-hire.txt")
+    assert policy.title == "Hall Hire"
+    assert [(s.section, s.text) for s in policy.sentences] == [
+        ("1. Bookings", "Halls are booked online."),
+        ("2. Keys", "Keys are collected from reception."),
+    ]
+    assert policy.has_number("2") and not policy.has_number("3")
+
+
+def test_a_critique_as_a_dict_lists_every_flag_and_only_flagged_sentences():
+    result = critique_text("## 1. Rule\n\nHalls are booked online.\n\nStaff must notify the caretaker.\n", "x.md")
+    data = result.to_dict()
+    assert list(data["counts"]) == list(FLAGS) and data["sentences"] == 2
+    assert [f["text"] for f in data["findings"]] == ["Staff must notify the caretaker."]
+    assert {d["flag"] for d in data["findings"][0]["details"]} == {"no_deadline", "no_consequence"}
+
+
+def test_upload_critique_is_for_admins_and_refuses_what_the_library_refuses():
+    critic = PolicyCritic(index=None)
+    data = (
+        b"# Community Hall Keys\n\n## 1. Keys\n\nKeys to the community hall are collected from the reception desk "
+        b"of the civic centre on the day of the booking, between nine in the morning and five in the "
+        b"afternoon, on showing the booking confirmation. Keys must be returned promptly.\n"
+    )
+    result = critic.critique_upload(ADMIN, data, "keys.md")
+    assert [s.flags for s in result.flagged()] == [["vague", "no_deadline", "no_consequence"]]
+    with pytest.raises(PermissionDenied):
+        critic.critique_upload(STUDENT, data, "keys.md")
+    with pytest.raises(ConversionRefused):
+        critic.critique_upload(ADMIN, b"%PDF-1.4 not really", "keys.md")
+
+
+def test_library_critique_reads_every_active_document_in_order(tiny_engine):
+    critic = PolicyCritic(tiny_engine.index)
+    critiques = {c.name: c for c in critic.critique_library(ADMIN)}
+    assert set(critiques) == {"fees", "library"}
+    fees = [s.text for s in critiques["fees"].sentences]
+    assert fees[0].startswith("This policy sets the fees") and any("Rs. 300" in t for t in fees)
+    assert critiques["library"].title == "Library Borrowing Policy"
+    with pytest.raises(PermissionDenied):
+        critic.critique_library(STUDENT)
