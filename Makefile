@@ -14,7 +14,7 @@ export MPLCONFIGDIR := $(CURDIR)/.cache/matplotlib
 LINT_PATHS := pipeline memory governance ui app.py scenarios tests
 # `make test` runs `make lint` first: ruff (lint + format check), mypy, then the import contracts.
 
-.PHONY: run test lint ruff install install-dev browser scenarios bench golden venv
+.PHONY: run test lint ruff install install-dev browser ocr scenarios bench golden venv
 
 $(PY):
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Warrant needs Python 3.11 or newer; set PYTHON=python3.11 (or newer)")'
@@ -36,6 +36,10 @@ install-dev: $(STAMP)/dev
 browser:
 	@command -v chromium >/dev/null 2>&1 || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null)
 
+# OCR of scanned PDFs (optional at run time; the tests read a generated scan with it).
+ocr:
+	@command -v tesseract >/dev/null 2>&1 || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tesseract-ocr >/dev/null)
+
 run: install
 	$(PY) app.py
 
@@ -47,7 +51,7 @@ lint: ruff
 	$(PY) -m mypy $(LINT_PATHS)
 	$(VENV)/bin/lint-imports --no-logo
 
-test: lint install-dev browser
+test: lint install-dev browser ocr
 	HF_HUB_OFFLINE=1 $(PY) -m pytest
 
 golden: install

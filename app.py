@@ -1,7 +1,8 @@
 """Warrant's entry point: `python app.py` serves the web app (default http://127.0.0.1:7860).
 
 Reads the configuration once (pipeline/ground/config.py), builds the index from data/policies on the
-first start, creates the demo accounts when there are none, and serves with uvicorn.
+first start (serving a "Warrant is starting" page with its progress meanwhile, ui/starting.py),
+creates the demo accounts when there are none, and serves with uvicorn.
 """
 
 from __future__ import annotations
@@ -32,10 +33,23 @@ def main() -> int:
 
     import uvicorn
 
+    from ui.starting import StartingServer
+
+    # Until the app is ready, its address answers with a "Warrant is starting" page, not nothing.
+    starting = StartingServer(config.host, config.port).start()
+
+    def progress(fraction: float, message: str) -> None:
+        _progress(fraction, message)
+        starting.progress(fraction, message)
+
     from ui.app import build_app
     from ui.service import WarrantService
 
-    service = WarrantService(config, progress=_progress)
+    try:
+        service = WarrantService(config, progress=progress)
+    except BaseException:
+        starting.stop()
+        raise
     for damage in service.damaged:  # found damaged at start: set aside, the last good copy in use
         print(
             f"[warrant] WARNING: {damage['path']} was damaged; kept as {damage['moved_to']}; "
@@ -54,6 +68,7 @@ def main() -> int:
     elif config.demo_password and service.accounts.get("student"):
         print("[warrant] demo accounts: student / reviewer / admin (password from WARRANT_DEMO_PASSWORD)")
     app = build_app(service)
+    starting.stop()  # the port is free again only now, for as short a time as possible
     print(f"[warrant] serving on http://{config.host}:{config.port}", flush=True)
     # Forwarded headers are read by the app itself, from WARRANT_TRUSTED_PROXY_HOPS proxies only
     # (ui/client_address.py): uvicorn's own reading would believe what a client wrote.

@@ -137,6 +137,7 @@ class CorpusEvolution:
                 source=meta.get("source", ""),
                 position=int(meta.get("position", 0)),
                 content_hash=hashlib.sha256(text.encode("utf-8")).hexdigest()[:16],
+                page=int(meta.get("page", 0) or 0),  # the amended text stands where the old one did
             )
             node = chunk_to_node(chunk, status=ACTIVE, origin="ticket", supersedes=old.node_id, ticket_id=ticket_id)
             new_nodes.append(node)

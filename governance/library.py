@@ -70,6 +70,8 @@ class PreparedDocument:
     issues: list[ChunkIssue]
     file_sha256: str
     text_sha256: str
+    notes: tuple[str, ...] = ()  # how the file was read (OCR and its confidence, pages skipped)
+    ocr_confidence: float = -1.0  # OCR's mean word confidence (0-100); -1 when OCR was not used
     audience: str = ""  # "everyone", "finance,hr", or "" (new: everyone; replacing: the current one)
 
     def audit_lines(self) -> list[str]:
@@ -78,6 +80,7 @@ class PreparedDocument:
             f"{', effective ' + self.effective_date if self.effective_date else ''}: {len(self.chunks)} chunks"
             + (f", readable by {self.audience}" if self.audience else "")
         ]
+        lines += [f"  ! {note}" for note in self.notes]
         lines += [f"  - {i.chunk_id.split('::')[1]}: {i.problem}" for i in self.issues]
         return lines
 
@@ -186,6 +189,7 @@ class DocumentLibrary:
                 "version": n.metadata.get("version", ""),
                 "status": n.metadata.get("status", ""),
                 "origin": n.metadata.get("origin", ""),
+                "page": n.metadata.get("page", ""),
                 "words": len(n.text.split()),
                 "text": n.text,
             }
@@ -253,6 +257,8 @@ class DocumentLibrary:
             audit_chunks(chunks, self.config.chunk_min_words, self.config.chunk_max_words),
             hashlib.sha256(data).hexdigest(),
             text_sha,
+            converted.notes,
+            converted.ocr_confidence,
             document.audience,
         )
 
@@ -373,10 +379,11 @@ class DocumentLibrary:
                         file_sha256=p.file_sha256,
                         chunks=len(new),
                     )
+                    read_by_ocr = f" {p.notes[0]}" if p.ocr_confidence >= 0 else ""
                     results.append(
                         ChangeResult(
                             p.doc_id,
-                            f'Added {p.doc_id} ("{p.title}" v{p.version}): {len(new)} chunks.',
+                            f'Added {p.doc_id} ("{p.title}" v{p.version}): {len(new)} chunks.{read_by_ocr}',
                             [n.node_id for n in new],
                         )
                     )
@@ -431,6 +438,8 @@ class DocumentLibrary:
                 prepared.issues,
                 prepared.file_sha256,
                 prepared.text_sha256,
+                prepared.notes,
+                prepared.ocr_confidence,
                 prepared.audience,
             )
             if progress:
@@ -454,6 +463,7 @@ class DocumentLibrary:
                         "superseded_by": "",
                         "retired_at": "",
                         **uploaded,
+                        **({"page": chunk.page} if chunk.page or "page" in node.metadata else {}),
                     }
             superseded_by = f"{doc_id}@{version}"
             for node in old:
@@ -549,16 +559,20 @@ class DocumentLibrary:
             return ChangeResult(doc_id, f"Restored {doc_id}: {len(nodes)} chunks active again.", changed=list(changes))
 
     # -- the crash-safe change -----------------------------------------------------------------------
-    def _upload_meta(self, p: PreparedDocument, identity: Identity) -> dict[str, str]:
-        return {
+    def _upload_meta(self, p: PreparedDocument, identity: Identity) -> dict[str, str | float]:
+        meta: dict[str, str | float] = {
             "uploaded_by": identity.username,
             "uploaded_at": _now(),
             "file_sha256": p.file_sha256,
             "text_sha256": p.text_sha256,
+            "text_source": "ocr" if p.ocr_confidence >= 0 else "",
         }
+        if p.ocr_confidence >= 0:
+            meta["ocr_confidence"] = round(p.ocr_confidence, 1)
+        return meta
 
     def _upload_node(self, chunk: Chunk, p: PreparedDocument, identity: Identity) -> TextNode:
-        return chunk_to_node(chunk, origin="upload", retired_at="", **self._upload_meta(p, identity))
+        return chunk_to_node(chunk, origin="upload", metadata_extra=self._upload_meta(p, identity), retired_at="")
 
     def _change(
         self,

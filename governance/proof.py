@@ -2,8 +2,9 @@
 
 Uploads are refused, with a message that says what to do, when the name is path-like, the type is
 not one of .pdf .txt .md .png .jpg/.jpeg, the bytes do not match the extension, or the file is
-larger than 5 MB. A PDF's text is read with limits in a child process (`governance.pdf_text`),
-and one too costly to read is refused. An accepted file is stored under `<home>/proofs/` with a
+larger than 5 MB. A PDF's text is read as documents are, by the one reader of untrusted PDFs
+(`pipeline.ingest.pdf_layout.pdf_text`: a child process, within `PROOF_LIMITS`), and one too costly
+to read is refused. An accepted file is stored under `<home>/proofs/` with a
 generated name, so nothing the user typed ever becomes part of a path.
 """
 
@@ -13,12 +14,13 @@ import uuid
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from governance.pdf_text import PdfRefused, pdf_text
+from pipeline.ingest.pdf_layout import pdf_text
+from pipeline.ingest.pdf_reader import PROOF_LIMITS, PdfRefused
 
 MAX_PROOF_BYTES = 5 * 1024 * 1024
 ALLOWED = {".pdf": "pdf", ".txt": "text", ".md": "text", ".png": "png", ".jpg": "jpeg", ".jpeg": "jpeg"}
 _MAGIC = {"pdf": b"%PDF-", "png": b"\x89PNG\r\n\x1a\n", "jpeg": b"\xff\xd8\xff"}
-MAX_PROOF_TEXT = 20_000
+MAX_PROOF_TEXT = PROOF_LIMITS.max_chars  # a PDF is read up to the page that reaches it
 
 
 class ProofRefused(ValueError):
@@ -85,7 +87,7 @@ def store_proof(data: bytes, original_name: str, proofs_dir: Path) -> StoredProo
         text = data.decode("utf-8")
     elif kind == "pdf":
         try:
-            text = pdf_text(data)  # in a child process, with limits; a damaged PDF gives ""
+            text = pdf_text(data, PROOF_LIMITS)  # in a child process, with limits; a damaged PDF gives ""
         except PdfRefused as refused:
             raise ProofRefused(str(refused)) from refused
     else:

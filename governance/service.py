@@ -16,6 +16,7 @@ from governance.conflicts import Conflict, restatement_test
 from governance.contradictions import closest, find_contradictions, propose_replacement
 from governance.critic.service import PolicyCritic
 from governance.evolution import CorpusEvolution, Hook
+from governance.feedback import FeedbackLog
 from governance.gap_resolution import GapResolver
 from governance.identity import Identity, PermissionDenied, require
 from governance.insights import Insights
@@ -87,6 +88,7 @@ class GovernanceService:
             engine.index, self.tickets, config.query_log_path, config.query_log_days, GapResolver(engine)
         )
         self.critic = PolicyCritic(engine.index, engine.embed_model)  # read-only: uploads and the library
+        self.feedback = FeedbackLog(config.home / "feedback.json")  # votes on answers, without names
 
     # -- chat ---------------------------------------------------------------------------------------
     def on_chat_turn(self, identity: Identity, text: str, answer: Answer) -> Answer:
@@ -150,8 +152,8 @@ class GovernanceService:
     def _claim_note(statement: str, citation: dict | None, contradictions: list[dict]) -> str:
         offer = (
             "If you believe the policy has changed, you can file this claim for review, with any proof "
-            'you have (Review tab, "My claims"). The policy as written stays in force until a reviewer '
-            "approves a change."
+            'you have ("File a claim" below the chat). The policy as written stays in force until a '
+            "reviewer approves a change."
         )
         if citation is None:
             return f'You said: "{statement}" I could not find the section this refers to. {offer}'

@@ -33,6 +33,10 @@ _DEFAULTS = {
 }
 _POLICY_DECISIONS = ("answer", "abstain", "clarify")
 _HISTORY_FOR_REWRITE = 4
+_CURRENT = "current_session"
+_TITLE_CHARS = 60
+FEEDBACK_VOTES = ("up", "down", "")
+MAX_FEEDBACK_CHARS = 1000
 
 
 def user_key(identity: Identity) -> str:
@@ -49,6 +53,18 @@ def _today(ts: float) -> str:
     return time.strftime("%Y-%m-%d", time.gmtime(ts))
 
 
+def _minute(ts: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.gmtime(ts))
+
+
+def _title(first_question: str) -> str:
+    """A conversation's title: its first message, on one line, cut at a word near 60 characters."""
+    text = " ".join(str(first_question or "").split()) or "(empty)"
+    if len(text) <= _TITLE_CHARS:
+        return text
+    return text[:_TITLE_CHARS].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+
+
 class MemoryService:
     def __init__(self, users_dir: Path, query_log_path: Path | None = None) -> None:
         self.users_dir = Path(users_dir).resolve()
@@ -63,7 +79,93 @@ class MemoryService:
 
     # -- conversations --------------------------------------------------------------------------
     def new_session(self, identity: Identity) -> str:
-        return uuid.uuid4().hex[:16]
+        """A fresh conversation id, which becomes the caller's current conversation (what a page
+        load shows, even before it holds a turn)."""
+        session_id = uuid.uuid4().hex[:16]
+        self._set_current(identity, session_id)
+        return session_id
+
+    def current_session(self, identity: Identity) -> str:
+        """The conversation the caller last started or opened; else their latest; else a new one."""
+        require(identity, "chat")
+        with self._store(identity).open() as db:
+            marker = db.table("meta").get(Query().key == _CURRENT)
+        if isinstance(marker, dict) and marker.get("value"):
+            return str(marker["value"])
+        sessions = self.sessions(identity)
+        return sessions[-1] if sessions else self.new_session(identity)
+
+    def open_session(self, identity: Identity, session_id: str) -> list[dict]:
+        """Make one of the caller's own conversations the current one; its turns. A conversation
+        id that is not the caller's (another user's, or none) is refused like one that never was."""
+        turns = self.history(identity, session_id)
+        if not turns:
+            raise ValueError("That conversation was not found; it may have been deleted.")
+        self._set_current(identity, session_id)
+        return turns
+
+    def conversations(self, identity: Identity) -> list[dict]:
+        """The caller's conversations, newest first: id, title (the first question), when it
+        started and was last used (YYYY-MM-DD HH:MM, UTC), and how many turns it holds."""
+        require(identity, "chat")
+        with self._store(identity).open() as db:
+            rows = db.table("conversations").all()
+        by_session: dict[str, list[dict]] = {}
+        for row in rows:
+            by_session.setdefault(row["session_id"], []).append(row)
+        listed = []
+        for session_id, turns in by_session.items():
+            turns.sort(key=lambda r: (r["ts"], r.get("turn", 0)))
+            listed.append(
+                {
+                    "session_id": session_id,
+                    "title": _title(turns[0].get("user_text", "")),
+                    "started": _minute(turns[0]["ts"]),
+                    "updated": _minute(turns[-1]["ts"]),
+                    "turns": len(turns),
+                    "last_ts": turns[-1]["ts"],
+                }
+            )
+        return sorted(listed, key=lambda c: -c["last_ts"])
+
+    def delete_conversation(self, identity: Identity, session_id: str) -> int:
+        """Delete one of the caller's conversations (every turn of it); returns how many turns went.
+        If it was the current one, no conversation is current until the next is started or opened."""
+        require(identity, "own_memory")
+        with self._store(identity).open() as db:
+            removed = db.table("conversations").remove(Query().session_id == session_id)
+            db.table("meta").remove((Query().key == _CURRENT) & (Query().value == session_id))
+        if not removed:
+            raise ValueError("That conversation was not found; it may have been deleted already.")
+        return len(removed)
+
+    def last_turn(self, identity: Identity, session_id: str) -> dict | None:
+        """The latest turn of the caller's conversation `session_id`, or None."""
+        turns = self.history(identity, session_id)
+        return turns[-1] if turns else None
+
+    def rate_turn(self, identity: Identity, session_id: str, turn: int, vote: str, comment: str = "") -> dict:
+        """Store the caller's vote ("up", "down", or "" to take it back) and optional comment with
+        turn number `turn` of their conversation; returns the turn as stored. Voting again replaces
+        the earlier vote and comment; taking the vote back drops the comment too."""
+        require(identity, "chat")
+        if vote not in FEEDBACK_VOTES:
+            raise ValueError("A vote is up, down, or none.")
+        comment = (comment or "").strip()[:MAX_FEEDBACK_CHARS]
+        with self._store(identity).open() as db:
+            table = db.table("conversations")
+            where = (Query().session_id == session_id) & (Query().turn == int(turn))
+            row = table.get(where)
+            if not isinstance(row, dict):
+                raise ValueError("There is no such answer in this conversation to rate.")
+            feedback = {"vote": vote, "comment": comment if vote else "", "ts": time.time()}
+            table.update({"feedback": feedback}, where)
+        return {**row, "feedback": feedback}
+
+    def _set_current(self, identity: Identity, session_id: str) -> None:
+        require(identity, "chat")
+        with self._store(identity).open() as db:
+            db.table("meta").upsert({"key": _CURRENT, "value": session_id, "ts": time.time()}, Query().key == _CURRENT)
 
     def record_turn(self, identity: Identity, session_id: str, text: str, answer: Answer) -> None:
         """Persist one turn with its Answer metadata (decision, σ parts, citations, rewritten query)."""

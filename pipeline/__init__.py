@@ -6,7 +6,7 @@ In the order a question travels (engine.py wires one turn, top to bottom):
                 term statistics
     retrieve/   vector + BM25 fusion over the index; the Chroma client (embedded or server)
     gate/       the support score σ, its parts and the answer / clarify / abstain decision;
-                answer types, the answerability model, τ's calibrated risk
+                answer types, the trained reader, τ's calibrated risk
     answer/     extractive synthesis, LLM writing (only after the gate said answer), verification,
                 follow-up rewriting
 
@@ -19,7 +19,7 @@ underneath them all:
 and beside them, above the engine, never imported by the app:
 
     evaluation/ the `python -m pipeline.eval` contract and golden report, outside data, ablation,
-                calibration runs, answerability training
+                calibration runs, the reader's training
 
 Arrows point one way: engine → answer → gate → retrieve → ingest → language → ground;
 evaluation → engine and below. pipeline imports nothing from memory/, governance/ or ui/.

@@ -13,16 +13,24 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TypedDict
+from typing import NamedTuple, TypedDict
 
 import numpy as np
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from pipeline.answer.conflicts import note_disagreements
+from pipeline.answer.direct import (
+    arrange,
+    cited_sentences,
+    direct_answer,
+    render_with_direct_answer,
+)
 from pipeline.answer.generate import build_generator
+from pipeline.answer.parts import with_uncovered_parts
 from pipeline.answer.synthesis import ExtractiveSynthesizer
+from pipeline.answer.table_rows import read_rows
 from pipeline.answer.verify import verify
-from pipeline.gate.answerability import AnswerabilityCoverage, CoverageCombiner, answerability_model
+from pipeline.gate.reader import Reader, load_reader
 from pipeline.gate.support import GateResult, SupportPostprocessor
 from pipeline.ground.audience import PUBLIC, RESTRICTED_KEY, Audience
 from pipeline.ground.config import Config
@@ -36,6 +44,7 @@ from pipeline.language import glossary
 from pipeline.language.instructions import action_refusal, instructions_only, is_action_request, set_aside_instructions
 from pipeline.language.question import Question, analyse_question
 from pipeline.language.question_parts import QuestionPart
+from pipeline.language.spelling import Correction, SpellingCorrector
 from pipeline.language.text import canonical_terms
 from pipeline.retrieve.chroma_client import open_chroma
 from pipeline.retrieve.hybrid import fuse
@@ -86,6 +95,15 @@ class _Shared(TypedDict):
     nearest_sections: list[dict]
 
 
+class _PartDecision(NamedTuple):
+    """One part of a message of several questions: covered by any evidence; its own evidence
+    when that passes the gate by itself, with that support."""
+
+    covered: bool
+    evidence: list[NodeWithScore]
+    support: SupportScore | None
+
+
 _PART_SEARCHES = ThreadPoolExecutor(max_workers=2, thread_name_prefix="part-search")
 
 
@@ -108,11 +126,13 @@ class AnswerEngine:
         self.stats = TermStats()
         self._stats_stamp: FileStamp = MISSING
         self._load_or_rebuild_stats()
+        self.reader: Reader = load_reader(config.reader_model, config.reader_precision)
         self.postprocessor = SupportPostprocessor(
             self.stats,
-            self._answerability(config),
+            self.reader,
             self.index.sentence_vectors,
             lambda_sim=config.lambda_sim,
+            lambda_reader=config.lambda_reader,
             lambda_coverage=config.lambda_coverage,
             lambda_consistency=config.lambda_consistency,
             tau=config.tau,
@@ -120,20 +140,10 @@ class AnswerEngine:
         )
         self.synthesizer = ExtractiveSynthesizer(self.stats)
         # Optional: an LLM rewrites gated answers, every sentence verified (None: extractive only).
-        self.generator = build_generator(config)
+        self.generator = build_generator(config, self.reader)
         self.top_k = config.top_k
         self.fusion_pool = config.fusion_pool
-
-    def _answerability(self, config: Config) -> AnswerabilityCoverage | None:
-        """The learned coverage, unless the rules are asked for (or no trained file exists)."""
-        if config.coverage_source != "model":
-            return None
-        model = answerability_model(config.answerability_model)
-        if model is None:
-            return None
-        return AnswerabilityCoverage(
-            model, self.index.sentence_vectors, combiner=CoverageCombiner.from_dict(config.coverage_combiner)
-        )
+        self._speller: tuple[object, SpellingCorrector] | None = None
 
     # -- configuration that an admin may change at run time -------------------------------------
     @property
@@ -210,6 +220,16 @@ class AnswerEngine:
             )
 
     # -- asking ---------------------------------------------------------------------------------
+    def correct_spelling(self, text: str) -> Correction:
+        """`text` with the words the corpus does not know corrected to ones it does
+        (pipeline.language.spelling), over the active chunks' current vocabulary."""
+        words = self.stats.words
+        speller = self._speller
+        if speller is None or speller[0] is not words:  # the vocabulary changed: a new corrector
+            speller = (words, SpellingCorrector(words, self.stats.knows))
+            self._speller = speller
+        return speller[1].correct(text)
+
     def retrieve(self, query: str, audience: Audience = PUBLIC) -> tuple[list[NodeWithScore], dict[str, float]]:
         nodes, timings, _ = self._retrieve(query, audience=audience)
         return nodes, timings
@@ -220,23 +240,43 @@ class AnswerEngine:
         embedding: list[float] | None = None,
         terms: Sequence[str] | None = None,
         audience: Audience = PUBLIC,
+        exclude: frozenset[str] = frozenset(),
+        within_doc: str = "",
     ) -> tuple[list[NodeWithScore], dict[str, float], list[float]]:
         """The `top_k` chunks `audience` may read for `query`: the `fusion_pool` closest by cosine
         (the audience filtered in the vector store query), re-ordered by fusing that rank with BM25
-        over the query's `terms` (pipeline.retrieve.hybrid); dense only when the pool is 0."""
+        over the query's `terms` (pipeline.retrieve.hybrid); dense only when the pool is 0. Chunks
+        in `exclude` are left out (a measurement's withheld answer); `within_doc`: only that
+        document's chunks (a clarification's chosen option)."""
         timings: dict[str, float] = {}
         if embedding is None:
             t = time.perf_counter()
             embedding = self.embed_model.get_query_embedding(query)
             timings["embed"] = _ms(t)
         t = time.perf_counter()
-        pool = max(self.top_k, self.fusion_pool)
-        nodes = self.index.retriever(pool, audience).retrieve(QueryBundle(query_str=query, embedding=embedding))
+        pool = max(self.top_k, self.fusion_pool) + len(exclude)
+        retriever = (
+            self.index.filtered_retriever(pool, audience, within_doc)
+            if within_doc
+            else self.index.retriever(pool, audience)
+        )
+        nodes = retriever.retrieve(QueryBundle(query_str=query, embedding=embedding))
+        nodes = [n for n in nodes if n.node.node_id not in exclude]
         if self.fusion_pool:
             query_terms = canonical_terms(query) if terms is None else terms
             nodes = fuse(nodes, query_terms, self.stats, self.top_k)
+        else:
+            nodes = nodes[: self.top_k]
         timings["retrieve"] = _ms(t)
         return nodes, timings, embedding
+
+    def judge(self, question: str, exclude: frozenset[str] = frozenset()) -> GateResult:
+        """The gate's verdict on `question` (retrieval, the reader, σ, the decision), without writing
+        an answer; chunks in `exclude` are withheld from retrieval. For measurements and checks
+        (calibration, a change's post-update check)."""
+        asked = analyse_question(question.strip())
+        nodes, _, embedding = self._retrieve(asked.text, terms=asked.terms, exclude=exclude)
+        return self.postprocessor.gate(asked, nodes, embedding)
 
     def ask(
         self,
@@ -249,8 +289,12 @@ class AnswerEngine:
         gated: bool = True,
         on_token: Callable[[str], None] | None = None,
         audience: Audience = PUBLIC,
+        within_doc: str = "",
     ) -> Answer:
         """Answer `question` (retrieving with `rewritten` when a follow-up was made self-contained).
+
+        `within_doc`: search that document only (a reply that picked an option of a clarifying
+        question, pipeline/answer/clarify.py).
 
         `gated=False` is the standard-RAG baseline used in evaluations: same retrieval and
         synthesiser, no support gate and no verifier, so it always answers when anything is found.
@@ -268,7 +312,9 @@ class AnswerEngine:
             answer = Answer(text=problem, decision="abstain", reason="input refused", query=question[:200])
             return self._finish(answer, {}, started, log, actor, session, kind="refused")
         # The message is analysed once (pipeline.language.question); every step below reads that record.
-        message = analyse_question((rewritten or question).strip())
+        # A misspelt word is searched as the corpus writes it ("Searched for: …" shows it).
+        spelling = self.correct_spelling((rewritten or question).strip())
+        message = analyse_question(spelling.text)
         if is_action_request(message.sentences if message.text == question else question):
             answer = self._declined(question, action_refusal(), "a request to act, not a question")
             return self._finish(answer, {}, started, log, actor, session, kind="declined")
@@ -282,7 +328,7 @@ class AnswerEngine:
         t = time.perf_counter()
         embeddings = self.embed_model.query_embeddings([query, *(p.search for p in parts)])
         embed_ms = _ms(t)
-        nodes, timings, embedding = self._retrieve(query, embeddings[0], asked.terms, audience)
+        nodes, timings, embedding = self._retrieve(query, embeddings[0], asked.terms, audience, within_doc=within_doc)
         timings = {"embed": embed_ms, **timings}
         t = time.perf_counter()
         gate = (
@@ -307,6 +353,8 @@ class AnswerEngine:
         )
         if set_aside:
             answer.reason += f"; set aside {len(set_aside)} instruction sentence(s) in the message"
+        if spelling.changed:
+            answer.reason += f"; spelling corrected: {spelling.describe()}"
         return self._finish(answer, timings, started, log, actor, session)
 
     def _finish(
@@ -367,7 +415,7 @@ class AnswerEngine:
             "nearest_sections": _nearest(nodes),
         }
         if gate.decision == "clarify":
-            options = _nearest(nodes, limit=3)
+            options = _nearest(list(gate.options) or nodes, limit=3)
             return Answer(
                 text=self.clarify_text(options),
                 decision="clarify",
@@ -375,26 +423,44 @@ class AnswerEngine:
                 clarify_options=options,
                 **common,
             )
-        if gate.decision == "abstain":
+        t = time.perf_counter()
+        # The parts' searches run side by side; in a large index that pays (measured at 14k
+        # chunks: 19 → 14 ms for two parts; no change on the policies alone).
+        decided = list(
+            _PART_SEARCHES.map(lambda s: self._part_evidence(s[0].search, s[1], gated, nodes, audience), searches)
+        )
+        # A message of several questions that fails as a whole (one part the documents do not
+        # cover drags σ down) is answered for the parts whose own evidence passes σ ≥ τ.
+        passing = [d.support for d in decided if d.evidence and d.support is not None]
+        if gate.decision == "abstain" and not passing:
             return Answer(
                 text=self.abstain_text(common["nearest_sections"]), decision="abstain", reason=gate.reason, **common
             )
-        t = time.perf_counter()
+        if gate.decision == "abstain":
+            common["support"] = min(passing, key=lambda support: support.sigma)
+            gate = GateResult(
+                decision="answer",
+                support=gate.support,
+                evidence=gate.evidence,
+                reason=f"{gate.reason} for the whole message; its parts that pass by themselves are answered",
+                readings=gate.readings,
+            )
         # σ is judged on the gate's evidence; the sentences may come from a slightly wider pool of
         # the retrieved chunks, ranked by how well each sentence answers the question.
         pool = self.postprocessor.synthesis_pool(nodes)
-        # The parts' searches run side by side; in a large index that pays (measured at 14k
-        # chunks: 19 → 14 ms for two parts; no change on the policies alone).
-        for extra in _PART_SEARCHES.map(lambda s: self._part_evidence(s[0].search, s[1], gated, audience), searches):
+        for decision in decided:
             known = {n.node.node_id for n in pool}
-            pool += [n for n in extra if n.node.node_id not in known]
+            pool += [n for n in decision.evidence if n.node.node_id not in known]
+        # A part neither its own evidence nor the message's covers is named, not answered.
+        uncovered = [part.asked for (part, _), d in zip(searches, decided, strict=True) if not d.covered]
+        searches = [s for s, d in zip(searches, decided, strict=True) if d.covered]
         if searches:
             timings["parts"] = _ms(t)
             t = time.perf_counter()
         vectors = self._sentence_vectors(pool)
         similarity = sentence_cosines(vectors, embedding)
         parts = [(part.focus, sentence_cosines(vectors, e)) for part, e in searches]
-        sentences = self.synthesizer.select(asked, pool, style, similarity, parts)
+        sentences = self.synthesizer.select(asked, pool, style, similarity, parts, list(gate.readings))
         timings["synthesise"] = _ms(t)
         t = time.perf_counter()
         texts = {n.node.node_id: n.node.get_content() for n in pool}
@@ -410,32 +476,67 @@ class AnswerEngine:
             )
         dropped = len(verdicts) - len(kept)
         reason = gate.reason + (f"; {dropped} unsupported sentence(s) dropped" if dropped else "")
+        # A table row reads as a row; citations keep the chunk's own words.
+        kept, as_written = read_rows(kept, texts) if gated else (kept, list)
+        # The first line states what was asked when a sentence settles it; checked like the rest.
+        headings = {
+            n.node.node_id: f"{n.node.metadata.get('title', '')}. {n.node.metadata.get('section', '')}" for n in pool
+        }
+        direct = direct_answer(asked, kept, headings=headings) if gated else None
+        if direct is not None and not verify([direct.as_cited()], texts)[0].supported:
+            direct = None
+        direct, shown = arrange(direct, kept, style)
         answer = Answer(
-            text=self.synthesizer.render(kept, style),
+            text=render_with_direct_answer(direct, shown, style, self.synthesizer.render),
             decision="answer",
-            citations=self.synthesizer.citations(kept, pool),
+            citations=self.synthesizer.citations(as_written(cited_sentences(direct, shown)), pool),
             reason=reason,
+            direct_answer=direct.line if direct else "",
             **common,
         )
         if gated and self.generator is not None:  # the LLM writes only after the gate said answer
-            answer = self.generator.rewrite(query, answer, pool, style, on_token, timings)
-        return note_disagreements(answer, pool, vectors)  # cited sentences that disagree are told
+            answer = self.generator.rewrite(
+                query,
+                answer,
+                pool,
+                style,
+                on_token,
+                timings,
+                abstain=lambda reason: Answer(
+                    text=self.abstain_text(common["nearest_sections"]), decision="abstain", reason=reason, **common
+                ),
+                parts=[part.search for part, _ in searches],
+            )
+        answer = note_disagreements(answer, pool, vectors)  # cited sentences that disagree are told
+        if uncovered:
+            answer.text = with_uncovered_parts(answer.text, uncovered)
+            answer.uncovered_parts = uncovered
+            answer.reason += f"; {len(uncovered)} part(s) of the message not covered"
+        return answer
 
     def _part_evidence(
-        self, part: str, embedding: list[float], gated: bool, audience: Audience = PUBLIC
-    ) -> list[NodeWithScore]:
-        """The chunks that may add sentences for one part of a two-part question, retrieved with
-        the part's own embedding (which also ranks the part's sentences; a separate embedding of
-        the part's own words ranked them no better on dev or test). Gated, they must pass σ ≥ τ
-        for the part by themselves; otherwise the part is answered from the whole question's
-        evidence or not at all. The whole question's σ still decides whether to answer."""
+        self,
+        part: str,
+        embedding: list[float],
+        gated: bool,
+        message_nodes: list[NodeWithScore],
+        audience: Audience = PUBLIC,
+    ) -> _PartDecision:
+        """Whether one part of a message of several questions is covered, and the chunks that may
+        add sentences for it, retrieved with the part's own embedding (which also ranks the part's
+        sentences; a separate embedding of the part's own words ranked them no better on dev or
+        test). Gated, they must pass σ ≥ τ for the part by themselves; otherwise the part is
+        answered from the whole message's evidence when that passes for it ("how much will it cost
+        me?" says little alone), or not covered."""
         nodes, _, _ = self._retrieve(part, embedding, audience=audience)
-        gate = (
-            self.postprocessor.gate(part, nodes, embedding)
-            if gated
-            else self.postprocessor.ungated(part, nodes, embedding)
-        )
-        return gate.evidence if gate.decision == "answer" else []
+        if not gated:
+            return _PartDecision(True, self.postprocessor.ungated(part, nodes, embedding).evidence, None)
+        gate = self.postprocessor.gate(part, nodes, embedding)
+        if gate.decision == "answer":
+            return _PartDecision(True, gate.evidence, gate.support)
+        if gate.decision == "clarify":
+            return _PartDecision(True, [], None)
+        return _PartDecision(self.postprocessor.gate(part, message_nodes, embedding).decision != "abstain", [], None)
 
     def _sentence_vectors(self, pool: list[NodeWithScore]) -> dict[str, np.ndarray]:
         return self.index.sentence_vectors.get([(n.node.node_id, n.node.get_content()) for n in pool])

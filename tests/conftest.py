@@ -181,6 +181,19 @@ def browser_ready() -> None:
         pytest.skip(problem)
 
 
+@pytest.fixture(scope="session")
+def ocr_ready() -> None:
+    """Skip an OCR test where Debian's tesseract is missing; under CI=true fail instead (`make test`
+    installs it, so the OCR path is tested there)."""
+    import shutil
+
+    if shutil.which("tesseract") is None:
+        problem = "tesseract is missing (apt-get install -y tesseract-ocr)"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"OCR tests must run under CI: {problem}")
+        pytest.skip(problem)
+
+
 @pytest.fixture(scope="module")
 def browser(browser_ready):
     """Debian's chromium, headless, through Playwright: one per test module, closed after it."""

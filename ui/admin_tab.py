@@ -13,7 +13,7 @@ from gradio.context import Context
 
 from governance.identity import ROLES, Identity, PermissionDenied
 from pipeline.gate.calibration import describe_gate
-from pipeline.ground.config import CALIBRATION
+from pipeline.ground.config import GATE
 from ui.render import esc
 from ui.review_tab import build_audit_panel
 from ui.service import WarrantService
@@ -49,11 +49,7 @@ def build_admin_tab(service: WarrantService, identity_of: Callable[[gr.Request],
         gr.Markdown(
             "### Support threshold τ\nAn answer is given only when σ ≥ τ. Changes are audited and kept across restarts."
         )
-        gr.Markdown(
-            describe_gate(
-                service.engine.config.coverage_source, service.engine.config.alpha, service.engine.tau, CALIBRATION
-            )
-        )
+        gr.Markdown(describe_gate(service.engine.tau, GATE))
         tau = gr.Slider(0.0, 1.0, step=0.01, value=service.engine.tau, label="τ")
         set_tau = gr.Button("Set τ")
 

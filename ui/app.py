@@ -13,6 +13,7 @@ unless a token is set (`ui.metrics_route`).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -28,6 +29,7 @@ from pipeline.ground.storage import tighten_permissions
 from ui.admin_tab import build_admin_tab
 from ui.chat_tab import build_chat_tab
 from ui.client_address import forwarded_client
+from ui.document_view import add_document_route
 from ui.documents_tab import build_documents_tab
 from ui.http_security import add_http_protections, limit_bodies
 from ui.insights_tab import build_insights_tab
@@ -35,29 +37,30 @@ from ui.login import add_login_routes, set_session_cookie
 from ui.memory_tab import build_memory_tab
 from ui.metrics_route import add_metrics_route
 from ui.render import CSS, esc
-from ui.review_tab import build_my_claims, build_review_tab
+from ui.review_tab import build_my_claims, build_review_tab, review_label
 from ui.service import WarrantService
-from ui.session import SessionCookies, identity_reader, session_reader
+from ui.session import SessionCookies, identity_reader, request_identity_reader, session_reader
 from ui.uploads import only_uploads, protected_paths
 
 
 def build_blocks(service: WarrantService, identity_of: Callable[[gr.Request], Identity]) -> gr.Blocks:
     with gr.Blocks(title="Warrant") as blocks:
         header = gr.HTML("<b>Warrant</b>", elem_id="warrant-header")
-        with gr.Tab("Chat", id="chat"):
-            build_chat_tab(service, identity_of)
-        with gr.Tab("My memory", id="memory"):
-            build_memory_tab(service, identity_of)
-        with gr.Tab("My claims", id="claims"):
-            build_my_claims(service, identity_of)
-        with gr.Tab("Review", id="review", visible=False) as review_tab:
-            build_review_tab(service, identity_of)
-        with gr.Tab("Admin", id="admin", visible=False) as admin_tab:
-            build_admin_tab(service, identity_of)
-        with gr.Tab("Documents", id="documents", visible=False) as documents_tab:
-            build_documents_tab(service, identity_of)
-        with gr.Tab("Insights", id="insights", visible=False) as insights_tab:
-            build_insights_tab(service, identity_of, insights_tab)
+        with gr.Tabs(elem_id="warrant-tabs") as tabs:
+            with gr.Tab("Chat", id="chat"):
+                chat = build_chat_tab(service, identity_of)
+            with gr.Tab("My memory", id="memory"):
+                build_memory_tab(service, identity_of)
+            with gr.Tab("My claims", id="claims") as claims_tab:
+                claim_box = build_my_claims(service, identity_of, claims_tab)
+            with gr.Tab("Review", id="review", visible=False) as review_tab:
+                build_review_tab(service, identity_of, review_tab)
+            with gr.Tab("Admin", id="admin", visible=False) as admin_tab:
+                build_admin_tab(service, identity_of)
+            with gr.Tab("Documents", id="documents", visible=False) as documents_tab:
+                build_documents_tab(service, identity_of)
+            with gr.Tab("Insights", id="insights", visible=False) as insights_tab:
+                build_insights_tab(service, identity_of, insights_tab)
 
         def on_load(request: gr.Request):
             try:
@@ -76,16 +79,28 @@ def build_blocks(service: WarrantService, identity_of: Callable[[gr.Request], Id
                 "<button type='submit' id='warrant-logout' style='background:none;border:none;padding:0;"
                 "color:inherit;text-decoration:underline;cursor:pointer;font:inherit'>Log out</button></form></div>"
             )
+            reviews = identity.can("review_tickets")
             return (
                 who,
-                gr.update(visible=identity.can("review_tickets")),
+                gr.Tab(
+                    visible=reviews, label=review_label(service.open_ticket_count(identity)) if reviews else "Review"
+                ),
                 gr.update(visible=identity.can("manage_accounts")),
                 gr.update(visible=identity.can("ingest")),
-                gr.update(visible=identity.can("review_tickets")),
+                gr.update(visible=reviews),
             )
+
+        def prefill_claim(sid: str, request: gr.Request):
+            """The chat's "File a claim": open My claims with the claim the user made in the chat."""
+            try:
+                statement = service.claim_to_file(identity_of(request), sid)
+            except PermissionDenied:
+                return gr.update(), gr.update()
+            return gr.Tabs(selected="claims"), statement
 
         outputs = [header, review_tab, admin_tab, documents_tab, insights_tab]
         blocks.load(on_load, None, outputs, api_visibility="private")
+        chat.file_claim.click(prefill_claim, [chat.session_id], [tabs, claim_box], api_visibility="private")
     # Queue positions go out once a second instead of to every waiting browser after every finished
     # turn: with 20 users waiting, the per-turn broadcast cost more than the answer (see bench.md).
     blocks.queue(status_update_rate=1)
@@ -120,6 +135,7 @@ def build_app(service: WarrantService) -> FastAPI:
         allow_headers=["*"],
     )
     add_login_routes(app, service, cookies, current_session, cross_site=config.on_spaces, sso=sso)
+    add_document_route(app, service, request_identity_reader(service, current_session))
     add_metrics_route(app, config.metrics_token, service.operator_metrics())
     if sso:
         from governance.auth_oidc import add_oidc_routes
@@ -138,6 +154,8 @@ def build_app(service: WarrantService) -> FastAPI:
 
         add_oidc_routes(app, config, secret, sign_in)
     blocks = build_blocks(service, identity_reader(service))
+    # The empty chat's example questions are asked once, in the background, before anyone waits on them.
+    threading.Thread(target=service.example_questions, name="example-questions", daemon=True).start()
     app = gr.mount_gradio_app(
         app,
         blocks,

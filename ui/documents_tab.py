@@ -39,7 +39,7 @@ _LIBRARY_HEADERS = [
     "audience",
 ]
 _AUDIENCE_HINT = "everyone, or the groups that may read it: hr, finance"
-_CHUNK_HEADERS = ["chunk id", "section", "version", "status", "origin", "words"]
+_CHUNK_HEADERS = ["chunk id", "section", "page", "version", "status", "origin", "words"]
 _LIMIT_MB = MAX_UPLOAD_BYTES // 1048576
 
 
@@ -287,7 +287,10 @@ def build_documents_tab(service: WarrantService, identity_of: Callable[[gr.Reque
             rows = library.chunks(identity_of(request), doc)
             if not rows:
                 return md_text(f"No document {doc!r}."), []
-            return "", [[r["chunk_id"], r["section"], r["version"], r["status"], r["origin"], r["words"]] for r in rows]
+            return "", [
+                [r["chunk_id"], r["section"], r["page"], r["version"], r["status"], r["origin"], r["words"]]
+                for r in rows
+            ]
         except (PermissionDenied, ValueError) as exc:
             return md_text(exc), gr.update()
 

@@ -1,6 +1,6 @@
 """The Insights tab (reviewers, admins): plots from the query log, the operator's numbers (error
 rate, latency by stage over time, why Warrant abstained), the knowledge gaps, open or resolved, and
-the open conflicts between documents.
+the open conflicts between documents, and the feedback users gave on answers (`ui.feedback_panel`).
 
 Questions are shown without who asked them. Hidden from other roles, which is presentation
 only: `Insights` checks the role itself on every call.
@@ -20,6 +20,7 @@ import matplotlib.pyplot as plt
 
 from governance.identity import Identity, PermissionDenied
 from governance.insights import write_gaps_csv
+from ui.feedback_panel import build_feedback_panel
 from ui.service import WarrantService
 
 _DECISIONS = ("answer", "clarify", "abstain", "out_of_scope", "memory", "error")
@@ -192,3 +193,4 @@ def build_insights_tab(
     if tab is not None:
         tab.select(on_refresh, None, outputs, api_visibility="private")
     export.click(on_export, None, [summary, csv_file], api_name="insights_gaps_csv")
+    build_feedback_panel(service, identity_of, tab, refresh)

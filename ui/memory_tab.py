@@ -107,10 +107,10 @@ def build_memory_tab(service: WarrantService, identity_of: Callable[[gr.Request]
     def _forget(identity: Identity, confirmed) -> str:
         if not confirmed:
             raise ValueError("Tick the box to confirm first: forgetting cannot be undone.")
-        result = service.memory.forget_me(identity, service.config.query_log_path)
+        result = service.forget_me(identity)
         return (
-            f"Done. Your memory file was deleted and {result['log_lines_anonymised']} line(s) of the "
-            "query log were anonymised."
+            f"Done. Your memory file was deleted, {result['log_lines_anonymised']} line(s) of the "
+            f"query log were anonymised and {result['votes_removed']} vote(s) on answers removed."
         )
 
     # Gradio passes the request only to parameters annotated `gr.Request`, so each handler names it.
@@ -127,7 +127,7 @@ def build_memory_tab(service: WarrantService, identity_of: Callable[[gr.Request]
         return _run(request, _delete_fact, key)
 
     def on_clear(request: gr.Request):
-        return _run(request, lambda identity: f"Cleared {service.memory.clear_history(identity)} turn(s) of history.")
+        return _run(request, lambda identity: f"Cleared {service.clear_history(identity)} turn(s) of history.")
 
     def on_forget(confirmed, request: gr.Request):
         return _run(request, _forget, confirmed)

@@ -116,8 +116,16 @@ def is_decidable(ticket: Ticket) -> bool:
     return ticket.status in DECIDABLE
 
 
-def build_review_tab(service: WarrantService, identity_of: Callable[[gr.Request], Identity]) -> None:
-    """Build inside the caller's open `gr.Tab(...)`; every handler re-checks the role on the server."""
+def review_label(open_tickets: int) -> str:
+    """The Review tab's label: the number of claims waiting for a decision."""
+    return f"Review ({open_tickets})" if open_tickets else "Review"
+
+
+def build_review_tab(
+    service: WarrantService, identity_of: Callable[[gr.Request], Identity], tab: gr.Tab | None = None
+) -> None:
+    """Build inside the caller's open `gr.Tab(...)`; every handler re-checks the role on the server.
+    `tab`: the queue loads when it is opened, and its label counts the open claims."""
     gov = service.governance
     message = gr.Markdown("", elem_id="warrant-review-status")
     with gr.Row():
@@ -307,6 +315,13 @@ def build_review_tab(service: WarrantService, identity_of: Callable[[gr.Request]
 
         return handler
 
+    def open_tab(status: str, request: gr.Request):
+        try:
+            identity = identity_of(request)
+            return "", _queue(identity, status), gr.Tab(label=review_label(service.open_ticket_count(identity)))
+        except (PermissionDenied, ValueError) as exc:
+            return str(exc), gr.update(), gr.update()
+
     # The first five outputs are the ticket's text, as the API has always returned them.
     ticket_outputs = [
         message,
@@ -325,6 +340,8 @@ def build_review_tab(service: WarrantService, identity_of: Callable[[gr.Request]
         add_save,
     ]
     refresh.click(show_queue, [status_filter], [message, queue], api_name="review_queue")
+    if tab is not None:
+        tab.select(open_tab, [status_filter], [message, queue, tab], api_visibility="private")
     status_filter.change(show_queue, [status_filter], [message, queue], api_visibility="private")
     load.click(open_ticket, [ticket_id], ticket_outputs, api_name="review_ticket")
     queue.select(pick_row, [queue], [ticket_id, *ticket_outputs], api_visibility="private")
@@ -388,8 +405,11 @@ def mine_rows(tickets: list[Ticket]) -> list[list]:
     return [[t.ticket_id, t.status, t.created_at, t.claim, t.decision_reason] for t in tickets]
 
 
-def build_my_claims(service: WarrantService, identity_of: Callable[[gr.Request], Identity]) -> None:
-    """File a claim (with pasted or uploaded proof) and follow the claims you filed."""
+def build_my_claims(
+    service: WarrantService, identity_of: Callable[[gr.Request], Identity], tab: gr.Tab | None = None
+) -> gr.Textbox:
+    """File a claim (with pasted or uploaded proof) and follow the claims you filed. `tab`: the
+    list loads when it is opened. Returns the claim box (the chat's "File a claim" prefills it)."""
     gov = service.governance
     gr.Markdown("### File a policy-change claim\nA reviewer checks it; the answers change only if it is approved.")
     claim = gr.Textbox(
@@ -439,3 +459,6 @@ def build_my_claims(service: WarrantService, identity_of: Callable[[gr.Request],
         api_name="file_claim",
     )
     refresh.click(show, None, [message, table], api_name="my_claims")
+    if tab is not None:
+        tab.select(show, None, [message, table], api_visibility="private")
+    return claim

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import re
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,14 +20,17 @@ from governance.audit import AuditLog
 from governance.identity import ROLES, Identity, PermissionDenied, require
 from governance.service import GovernanceService
 from memory.service import MemoryService, user_key
+from pipeline.answer.clarify import pick_option, scoped_question
 from pipeline.engine import AnswerEngine, please_ask
 from pipeline.ground.config import Config
-from pipeline.ground.freshness import MISSING, file_stamp
+from pipeline.ground.freshness import MISSING, FileStamp, file_stamp
 from pipeline.ground.keys import audit_key
 from pipeline.ground.querylog import append_query_log
 from pipeline.ground.records import Answer
 from pipeline.ground.storage import JSONDocument, check_file, tighten_permissions
 from pipeline.language import glossary
+from pipeline.retrieve.passages import DocumentView, document_around
+from pipeline.suggestions import example_questions
 
 _LOG = logging.getLogger("warrant.service")
 MAX_MESSAGE_CHARS = 2000
@@ -80,6 +84,8 @@ class WarrantService:
         self.governance = GovernanceService(self.engine, self.audit, config)
         self.accounts = AccountStore(config.home / "accounts.json")
         self._settings_stamp = MISSING
+        self._examples: tuple[FileStamp, list[str]] = (MISSING, [])
+        self._examples_lock = threading.Lock()
         self.follow_other_processes()
 
     def chat(
@@ -151,7 +157,11 @@ class WarrantService:
             )
             kind = "greeting"
         else:  # the engine writes this turn's line, with its stage timings
-            rewritten = self.memory.rewrite(identity, session_id, text)
+            rewritten, within_doc = self._continue_clarification(identity, session_id, text)
+            if not within_doc:
+                # Spelling first, so the follow-up rewrite reads the words as the corpus writes them.
+                spelled = self.engine.correct_spelling(text).text
+                rewritten = self.memory.rewrite(identity, session_id, spelled) or (spelled if spelled != text else "")
             answer = self.engine.ask(
                 text,
                 self.memory.style(identity),
@@ -160,6 +170,7 @@ class WarrantService:
                 session=session_id,
                 on_token=on_token,
                 audience=identity.audience,
+                within_doc=within_doc,
             )
             answer = self.governance.on_chat_turn(identity, text, answer)
         self.memory.record_turn(identity, session_id, text, answer)
@@ -175,6 +186,101 @@ class WarrantService:
         append_query_log(
             self.config.query_log_path, answer, actor=user_key(identity), session=session_id, kind=kind, error=error
         )
+
+    def _continue_clarification(self, identity: Identity, session_id: str, text: str) -> tuple[str, str]:
+        """When the conversation's last reply asked to clarify and `text` picks one of its options
+        (by number, by words, or a click on its button): (the original question narrowed to that
+        option, the option's document). Otherwise ("", "")."""
+        last = self.memory.last_turn(identity, session_id) or {}
+        answer = last.get("answer") or {}
+        options = answer.get("clarify_options") or []
+        if answer.get("decision") != "clarify" or not options:
+            return "", ""
+        picked = pick_option(text, options)
+        if picked is None:
+            return "", ""
+        option = options[picked]
+        original = answer.get("rewritten_query") or answer.get("query") or last.get("user_text", "")
+        return scoped_question(original, option), str(option.get("doc_id") or "")
+
+    # -- conversations (the chat tab's list) -------------------------------------------------------
+    def current_conversation(self, identity: Identity) -> tuple[str, list[dict]]:
+        """The conversation a page load shows: the one the caller last started or opened (even
+        when it holds no turn yet), else their latest; (id, turns)."""
+        session_id = self.memory.current_session(identity)
+        return session_id, self.memory.history(identity, session_id)
+
+    def conversation(self, identity: Identity, session_id: str) -> list[dict]:
+        """The turns of the caller's own conversation `session_id` (none for an unknown id)."""
+        require(identity, "chat")
+        return self.memory.history(identity, session_id) if session_id else []
+
+    def conversations(self, identity: Identity) -> list[dict]:
+        """The caller's conversations, newest first (id, title, started, updated, turns)."""
+        return self.memory.conversations(identity)
+
+    def open_conversation(self, identity: Identity, session_id: str) -> list[dict]:
+        """Reopen one of the caller's conversations; its turns. Another user's id is not found."""
+        return self.memory.open_session(identity, session_id)
+
+    def delete_conversation(self, identity: Identity, session_id: str) -> str:
+        """Delete one of the caller's conversations and the votes given in it."""
+        turns = self.memory.history(identity, session_id)
+        removed = self.memory.delete_conversation(identity, session_id)
+        for turn in turns:
+            if (turn.get("feedback") or {}).get("vote"):
+                self.governance.feedback.record(user_key(identity), session_id, turn, "")
+        return f"Deleted the conversation ({removed} turn{'s' if removed != 1 else ''})."
+
+    def rate_answer(self, identity: Identity, session_id: str, turn: int, vote: str, comment: str = "") -> str:
+        """The caller's thumbs up/down ("up", "down", "" to take it back) and optional comment on
+        one reply of their own conversation: kept with the turn, and without their name for Insights."""
+        stored = self.memory.rate_turn(identity, session_id, turn, vote, comment)
+        feedback = stored["feedback"]
+        self.governance.feedback.record(user_key(identity), session_id, stored, feedback["vote"], feedback["comment"])
+        if not feedback["vote"]:
+            return "Your vote was taken back."
+        return "Thank you: your comment was saved with your vote." if feedback["comment"] else "Thank you for the vote."
+
+    def clear_history(self, identity: Identity) -> int:
+        """Delete every conversation of the caller, and the votes given in them; how many turns went."""
+        removed = self.memory.clear_history(identity)
+        self.governance.feedback.forget(user_key(identity))
+        return removed
+
+    def forget_me(self, identity: Identity) -> dict:
+        """Delete the caller's memory file, anonymise their query-log lines, remove their votes."""
+        result = self.memory.forget_me(identity, self.config.query_log_path)
+        result["votes_removed"] = self.governance.feedback.forget(user_key(identity))
+        return result
+
+    def claim_to_file(self, identity: Identity, session_id: str) -> str:
+        """The policy-change claim the caller made in their conversation's latest reply ("" if none),
+        to prefill the claim form."""
+        require(identity, "file_claim")
+        last = self.memory.last_turn(identity, session_id) if session_id else None
+        claim = ((last or {}).get("answer") or {}).get("policy_claim") or {}
+        return str(claim.get("statement") or claim.get("claim") or "")
+
+    # -- reading the documents ---------------------------------------------------------------------
+    def passage(self, identity: Identity, chunk_id: str) -> DocumentView | None:
+        """A cited chunk in its document, for the document view (None: no such chunk, or one the
+        caller's groups may not read)."""
+        require(identity, "chat")
+        return document_around(self.engine.index, chunk_id, identity.audience)
+
+    def example_questions(self) -> list[str]:
+        """Up to four questions from the documents' headings that Warrant answers (for the empty
+        chat); worked out once per state of the index."""
+        stamp = file_stamp(self.engine.term_stats_path)
+        with self._examples_lock:
+            if self._examples[0] != stamp:
+                self._examples = (stamp, example_questions(self.engine))
+            return list(self._examples[1])
+
+    def open_ticket_count(self, identity: Identity) -> int:
+        """Open claims waiting for review (reviewers and admins)."""
+        return len(self.governance.list_tickets(identity, "open"))
 
     # -- accounts and sessions (the login page, the admin tab) -----------------------------------
     def ensure_demo_accounts(self) -> dict[str, str]:
@@ -296,18 +402,6 @@ class WarrantService:
 
         generator = self.engine.generator
         return (generator.backend.status() if generator is not None else EXTRACTIVE_STATUS).to_dict()
-
-    def latest_session(self, identity: Identity) -> tuple[str, list[dict]]:
-        """The caller's most recent conversation (id, turns), or a fresh id with no turns."""
-        sessions = self.memory.sessions(identity)
-        if not sessions:
-            return self.memory.new_session(identity), []
-        return sessions[-1], self.memory.history(identity, sessions[-1])
-
-    def conversation(self, identity: Identity, session_id: str) -> list[dict]:
-        """The turns of the caller's own conversation `session_id` (none for an unknown id)."""
-        require(identity, "chat")
-        return self.memory.history(identity, session_id) if session_id else []
 
     def new_session(self, identity: Identity) -> str:
         require(identity, "chat")

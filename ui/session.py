@@ -122,3 +122,17 @@ def identity_reader(service) -> Callable:
         return identity
 
     return identity_of
+
+
+def request_identity_reader(service, current_session: Callable) -> Callable:
+    """`identity_of(request)` for plain FastAPI routes (the document view): the Identity of the
+    request's valid, current session cookie, with the account's current role."""
+
+    def identity_of(request) -> Identity:
+        session = current_session(request)
+        identity = service.identity_for(session.username) if session is not None else None
+        if identity is None:
+            raise PermissionDenied("Please log in first.")
+        return identity
+
+    return identity_of

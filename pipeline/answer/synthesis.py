@@ -1,4 +1,12 @@
-"""Grounded extractive synthesis: the answer is made of the evidence's own sentences, each cited."""
+"""Grounded extractive synthesis: the answer is made of the evidence's own sentences, each cited.
+
+The sentences are ranked by their words, the unit the question asks for and their similarity to
+the question; the reader (pipeline.gate.reader) then chooses the lead: the sentence it rates most
+likely to answer the question goes first, even where the word ranking left it out ("Who
+approves …?": the sentence naming the approver, not its word-sharing neighbour). Measured on
+policy-dev, letting the reader choose *every* sentence lost gold answers (docs/evaluation.md,
+"The answer's sentences"), so the rest keep the word ranking.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +15,7 @@ from dataclasses import dataclass
 
 from llama_index.core.schema import NodeWithScore
 
+from pipeline.gate.readings import Reading
 from pipeline.ground.records import AnswerStyle, Citation
 from pipeline.ingest.term_stats import TermStats
 from pipeline.language.question import Question, analyse_question
@@ -43,6 +52,8 @@ _SENTENCES_FOR_LENGTH = {"brief": 2, "standard": 3, "detailed": 6}
 # Share of a sentence's score that comes from its embedding similarity to the question (the rest
 # is weighted word overlap and the unit it holds); chosen on the dev split.
 SEMANTIC_WEIGHT = 0.4
+# The reader's best sentence leads the answer from this probability (its own even odds).
+LEAD_AT = 0.5
 # The glossary's programmes (pipeline.language.glossary, `named_groups.programmes`): rules that differ by
 # programme are ordered by the one the user is in.
 _PROGRAMMES = "programmes"
@@ -75,6 +86,16 @@ def programme_key(programme: str) -> str:
 
 def _mentions_programme(sentence: str, key: str) -> bool:
     return bool(key) and key in named_in(sentence, _PROGRAMMES)
+
+
+def _reader_lead(readings: list[Reading], candidates: list) -> tuple | None:
+    """The candidate holding the reader's best sentence of the pool, if it reaches LEAD_AT."""
+    by_sentence = {(c[4], c[3]): c for c in candidates}
+    for r in readings:
+        match = by_sentence.get((r.chunk_id, r.sentence))
+        if match is not None:
+            return match if r.probability >= LEAD_AT else None
+    return None
 
 
 class ExtractiveSynthesizer:
@@ -141,10 +162,13 @@ class ExtractiveSynthesizer:
         style: AnswerStyle,
         similarity: dict[str, list[float]] | None = None,
         parts: list[tuple[str, dict[str, list[float]]]] | None = None,
+        readings: list[Reading] | None = None,
     ) -> list[CitedSentence]:
         """`similarity`: chunk id → the question's cosine with each sentence of that chunk.
         `parts`: for a question that asks two things (pipeline.language.question_parts), each part with
-        its own similarities; each part's best sentence is in the answer before the rest fill up."""
+        its own similarities; each part's best sentence is in the answer before the rest fill up.
+        `readings`: the gate's reader verdicts, most probable first; the best one of an `evidence`
+        chunk leads the answer when it reaches LEAD_AT."""
         question = analyse_question(query)
         candidates = self._candidates(question, evidence, similarity or {})
         if not candidates:
@@ -183,6 +207,9 @@ class ExtractiveSynthesizer:
             if extra:
                 chosen.insert(0, extra)
                 chosen = chosen[: limit + 1]
+        lead = _reader_lead(readings or [], candidates)
+        if lead is not None and not (key and not _mentions_programme(lead[3], key)):
+            chosen = [lead, *[c for c in chosen if c[3] != lead[3]]][: max(limit, len(chosen))]
         numbering: dict[str, int] = {}
         result = []
         for c in chosen:

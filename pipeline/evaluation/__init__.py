@@ -4,7 +4,7 @@ never imports this package.
 Owns: the `python -m pipeline.eval` command (cli.py; pipeline/eval.py keeps its name) — the
 contract (contract.py) and the golden report (golden.py) — the outside data harness (outside.py,
 squad.py), the gate's configurations side by side (ablation.py), the calibration run that writes
-models/calibration.json (calibrate_gate.py) and the answerability model's training
-(train_support.py). harness.py builds the fresh engine each starts from. May import
+models/gate.json (calibrate_gate.py) and the reader's training data and training (reader_data.py,
+train_reader.py). harness.py builds the fresh engine each starts from. May import
 pipeline.engine and every layer below it.
 """

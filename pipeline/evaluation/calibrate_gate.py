@@ -1,196 +1,240 @@
-"""`python -m pipeline.eval --calibrate`: choose λ and τ for the learned gate, with a stated risk.
+"""`python -m pipeline.eval --calibrate`: choose the gate's λ and τ on tuning data, with a stated risk.
 
-Calibration data: SQuAD 2.0's `calibration` articles (pipeline.evaluation.squad's seeded split: not
-trained on, not held out) and our golden dev split. The unanswerable side is what any corpus gives
-for free: each answerable question asked again with its answering passage withheld from retrieval
-(the best remaining evidence must not pass), plus golden dev's unanswerable and out-of-domain
-questions. SQuAD's adversarial near-misses are left to the held-out measurement: they are the
-hardest case, reported beside the rest (docs/evaluation.md). For each question σ's parts are computed once
-through the real pipeline (retrieval, evidence window, answerability model); coverage's combiner
-(logistic regression over the model's logit and the best sentence cosine) is fitted, λ is the grid point
-whose σ ranks answerable above unanswerable best (AUROC over both sets together), and τ the lowest
-threshold whose exact binomial upper bound on answering an unanswerable question is ≤ α with 90 %
-confidence (pipeline.gate.calibration). Writes `models/calibration.json`, which config reads as the
-defaults.
+Tuning corpora, each indexed fresh and asked through the real pipeline (`AnswerEngine.judge`); the
+measuring sets (`../shared/data/squad2`, `../shared/data/policy-dev`) and golden test are never read:
+- golden dev over the demo policies (`data/golden/dev.jsonl`);
+- the reader's policy tuning documents (`data/reader/`, the two documents
+  pipeline.evaluation.reader_data keeps out of the reader's training) with their questions;
+- SQuAD 2.0's three tuning articles (`../shared/data/answerability/`, also kept out of training),
+  when that folder is present.
+Unanswerable questions are each corpus's own (near-misses, other topics) plus every answerable
+question asked again with its answering chunks withheld from retrieval: the knowledge-removed case,
+which any corpus gives for free.
+
+λ is the grid point (λ_consistency fixed at 0.05) whose σ ranks answerable above unanswerable best,
+AUROC averaged over the corpora so that each counts the same; τ is the lowest threshold whose exact
+one-sided upper bound on the rate of answering an unanswerable question is ≤ α at 90 % confidence
+over all the corpora's unanswerable questions (pipeline.gate.calibration). Writes
+`models/gate.json`, which config reads as the gate's defaults.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import itertools
 import json
+import random
 import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from pipeline.evaluation.golden import ANSWERABLE, load_golden, section_match
-from pipeline.evaluation.harness import build_engine
-from pipeline.evaluation.outside import gate_settings, squad_corpus
+from pipeline.evaluation.golden import ANSWERABLE, UNANSWERABLE, load_golden, section_match
+from pipeline.evaluation.harness import build_engine, print_error
+from pipeline.evaluation.reader_data import ANSWERABILITY, POLICY, TUNE_POLICY_DOCS, TUNE_SQUAD2_ARTICLES
+from pipeline.evaluation.weights import PARTS, lambda_grid
 from pipeline.gate.calibration import auroc, calibrate_tau
-from pipeline.ground.config import CALIBRATION_FILE, load_config
+from pipeline.ground.config import GATE_FILE, load_config
 
 
-def _parts(engine, question: str, answerable: bool, withheld: set[str] | None = None) -> tuple:
-    """(answerable, sim, model P, best sentence cosine, consistency, vetoed) for one question through
-    the real retrieval, evidence window and answerability model. With `withheld`, those chunks are
-    left out of the retrieved set: the question's answering passage removed, a free negative."""
-    from llama_index.core.schema import QueryBundle
-
-    from pipeline.language.question import analyse_question
-
-    post = engine.postprocessor
-    embedding = engine.embed_model.get_query_embedding(question)
-    nodes = engine.index.retriever(engine.top_k + (4 if withheld else 0)).retrieve(
-        QueryBundle(query_str=question, embedding=embedding)
-    )
-    if withheld:
-        nodes = [n for n in nodes if n.node.node_id not in withheld][: engine.top_k]
-    asked = analyse_question(question)
-    with gate_settings(engine, coverage_source="rules"):
-        support, evidence = post.score(asked, nodes, embedding)
-    nodes = sorted(nodes, key=lambda n: n.score or 0.0, reverse=True)
-    result = post._answerability(question, embedding, nodes)
-    vetoed = (
-        bool(post.rules & {"answer_type", "apart"})
-        and bool(support.missing_terms)
-        and post._focus_unmet(asked, evidence)
-    )
-    return (answerable, support.sim, result.probability, result.best_sentence_cosine, support.consistency, vetoed)
+@dataclass(frozen=True)
+class TuningItem:
+    question: str
+    answerable: bool
+    answer_text: tuple[str, ...] = ()  # sentences or spans that locate the answering chunks
+    gold_sections: tuple[tuple[str, str], ...] = ()  # (doc_id, section number), golden's way
 
 
-def _squad_rows(engine, items) -> list[tuple]:
-    """Answerable questions with their paragraph (positive) and without it (negative)."""
-    chunks = engine.index.get_nodes(where={"status": "active"})
-    rows = []
-    for item in items:
-        if not item.answerable:
+@dataclass(frozen=True)
+class Row:
+    corpus: str
+    answerable: bool
+    parts: tuple[float, float, float, float]  # PARTS, in order
+    vague: bool
+
+
+def golden_dev_items() -> list[TuningItem]:
+    items = []
+    for row in load_golden("dev"):
+        if row["type"] in ANSWERABLE + UNANSWERABLE:
+            gold = tuple((g["doc_id"], str(g["section"])) for g in row.get("gold", []))
+            items.append(TuningItem(row["question"], row["type"] in ANSWERABLE, gold_sections=gold))
+    return items
+
+
+def policy_tuning_corpus(folder: Path, seed: int = 13) -> tuple[list[str], list[TuningItem]]:
+    """The documents of data/reader held out of the reader's training, and their questions."""
+    documents = sorted(p.name for p in (POLICY / "docs").glob("*.md"))
+    held = sorted(random.Random(seed).sample(documents, TUNE_POLICY_DOCS))
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in held:
+        (folder / name).write_text((POLICY / "docs" / name).read_text(encoding="utf-8"), encoding="utf-8")
+    items = []
+    for line in (POLICY / "questions.jsonl").open(encoding="utf-8"):
+        row = json.loads(line)
+        if row["doc"] in held:
+            items.append(TuningItem(row["question"], bool(row["answerable"]), tuple(row["sentences"])))
+    return held, items
+
+
+def squad_tuning_corpus(folder: Path, seed: int = 13) -> list[TuningItem]:
+    """SQuAD 2.0's tuning articles as documents (a paragraph a block) and their questions."""
+    data = json.loads((ANSWERABILITY / "squad2-train-articles.json").read_text(encoding="utf-8"))["data"]
+    titles = sorted(a["title"] for a in data)
+    held = set(random.Random(seed).sample(titles, TUNE_SQUAD2_ARTICLES))
+    folder.mkdir(parents=True, exist_ok=True)
+    items = []
+    for article in data:
+        if article["title"] not in held:
             continue
-        head = item.context[:80]
-        withheld = {c.node_id for c in chunks if head in c.get_content()}
-        rows.append(_parts(engine, item.question, True))
-        rows.append(_parts(engine, item.question, False, withheld))
-    return rows
+        paragraphs = article["paragraphs"]
+        text = "\n\n".join(p["context"] for p in paragraphs) + "\n"
+        (folder / f"{article['title']}.txt").write_text(text, encoding="utf-8")
+        for paragraph in paragraphs:
+            for qa in paragraph["qas"]:
+                answerable = not qa["is_impossible"]
+                items.append(TuningItem(qa["question"], answerable, (paragraph["context"][:80],) if answerable else ()))
+    return items
 
 
-def _golden_rows(engine) -> list[tuple]:
-    """Golden dev: answerable with and without their gold chunks; unanswerable as they are."""
+def answering_chunks(engine, item: TuningItem) -> frozenset[str]:
+    """The active chunks that hold the item's answer (its gold sections, or its answer text)."""
     chunks = engine.index.get_nodes(where={"status": "active"})
-
-    def gold_ids(item: dict) -> set[str]:
-        return {
-            c.node_id
-            for c in chunks
-            for g in item["gold"]
-            if c.metadata.get("doc_id") == g["doc_id"]
-            and any(
-                section_match(str(g["section"]), n) for n in str(c.metadata.get("section_numbers", "")).split(",") if n
-            )
-        }
-
-    rows = []
-    for item in load_golden("dev"):
-        if item["type"] in ANSWERABLE:
-            rows.append(_parts(engine, item["question"], True))
-            rows.append(_parts(engine, item["question"], False, gold_ids(item)))
-        elif item["type"] in ("unanswerable", "out_of_domain"):
-            rows.append(_parts(engine, item["question"], False))
-    return rows
+    found = set()
+    for chunk in chunks:
+        meta, text = chunk.metadata, " ".join(chunk.get_content().split()).lower()
+        numbers = [n for n in str(meta.get("section_numbers", "")).split(",") if n]
+        for doc_id, section in item.gold_sections:
+            if meta.get("doc_id") == doc_id and any(section_match(section, n) for n in numbers):
+                found.add(chunk.node_id)
+        for answer in item.answer_text:
+            probe = " ".join(answer.strip("| ").split()).lower()[:80]
+            if probe and probe in text:
+                found.add(chunk.node_id)
+    return frozenset(found)
 
 
-def _grid() -> list[tuple[float, float, float]]:
-    out = []
-    for l1, l3 in itertools.product([x / 20 for x in range(0, 11)], [0.0, 0.05]):
-        l2 = round(1.0 - l1 - l3, 4)
-        if l2 >= 0.4:
-            out.append((l1, l2, l3))
-    return out
+def rows_for(corpus: str, engine, items: list[TuningItem]) -> Iterator[Row]:
+    """Each item as asked, and each answerable item again with its answer withheld (unanswerable)."""
+    for item in items:
+        asked = [(item.answerable, frozenset[str]())]
+        if item.answerable:
+            withheld = answering_chunks(engine, item)
+            if withheld:
+                asked.append((False, withheld))
+        for answerable, exclude in asked:
+            gate = engine.judge(item.question, exclude)
+            s = gate.support
+            yield Row(corpus, answerable, (s.sim, s.reader, s.coverage, s.consistency), gate.decision == "clarify")
 
 
-def run_calibration(alpha: float | None, json_out: Path | None = None) -> int:
-    config = load_config()
-    if config.coverage_source != "model":
-        print("error: --calibrate chooses τ for the learned gate; unset WARRANT_COVERAGE=rules")
-        return 2
-    alpha = config.alpha if alpha is None else alpha
-    rows: list[tuple] = []
-    with tempfile.TemporaryDirectory(prefix="warrant-calibrate-") as tmp:
-        docs = Path(tmp) / "squad"
-        items = squad_corpus(docs, "calibration", per_side=0)
-        engine, _ = build_engine(docs, Path(tmp) / "home-squad")
-        rows += [("squad", *r) for r in _squad_rows(engine, items)]
-        engine, _ = build_engine(config.docs_dir, Path(tmp) / "home-golden")
-        rows += [("golden-dev", *r) for r in _golden_rows(engine)]
-        rules = sorted(engine.postprocessor.rules)
-    from sklearn.linear_model import LogisticRegression
-
-    from pipeline.gate.answerability import CoverageCombiner
-
-    labels = np.array([r[1] for r in rows])
-    features = np.array([CoverageCombiner.features(r[3], r[4]) for r in rows])
-    fitted = LogisticRegression(C=1.0, max_iter=1000).fit(features, labels)
-    combiner = CoverageCombiner(float(fitted.coef_[0][0]), float(fitted.coef_[0][1]), float(fitted.intercept_[0]))
-    coverage = np.array([0.0 if r[6] else combiner(r[3], r[4]) for r in rows])
-    parts = np.column_stack([[r[2] for r in rows], coverage, [r[5] for r in rows]]).astype(float)
-    best = None
-    for lambdas in _grid():
-        sigma = parts @ np.array(lambdas)
-        score = auroc(sigma[labels], sigma[~labels]) or 0.0
-        if best is None or score > best[0] + 1e-9:
-            best = (score, lambdas)
+def choose_lambdas(rows: list[Row]) -> tuple[tuple[float, float, float, float], dict[str, float]]:
+    """The weights whose σ ranks answerable over unanswerable best, each corpus counted the same."""
+    corpora = sorted({r.corpus for r in rows})
+    parts = {c: np.array([r.parts for r in rows if r.corpus == c]) for c in corpora}
+    labels = {c: np.array([r.answerable for r in rows if r.corpus == c]) for c in corpora}
+    best: tuple[float, tuple[float, float, float, float]] | None = None
+    for lambdas in lambda_grid():
+        scores = []
+        for c in corpora:
+            sigma = parts[c] @ np.array(lambdas)
+            scores.append(auroc(sigma[labels[c]], sigma[~labels[c]]) or 0.5)
+        mean = float(np.mean(scores))
+        if best is None or mean > best[0] + 1e-9:
+            best = (mean, lambdas)
     assert best is not None
     lambdas = best[1]
-    sigma = parts @ np.array(lambdas)
+    by_corpus = {}
+    for c in corpora:
+        sigma = parts[c] @ np.array(lambdas)
+        by_corpus[c] = round(auroc(sigma[labels[c]], sigma[~labels[c]]) or 0.5, 4)
+    return lambdas, by_corpus
+
+
+def tuning_rows(config) -> tuple[list[Row], list[str], list[str]]:
+    """Every tuning question asked through a fresh engine: (rows, the rules in force, the sources)."""
+    rows: list[Row] = []
+    sources = []
+    with tempfile.TemporaryDirectory(prefix="warrant-calibrate-") as tmp:
+        engine, _ = build_engine(config.docs_dir, Path(tmp) / "home-golden")
+        rows += rows_for("golden-dev", engine, golden_dev_items())
+        rules = sorted(engine.postprocessor.rules)
+        sources.append("data/golden/dev.jsonl over the demo policies")
+        docs = Path(tmp) / "policy"
+        held, items = policy_tuning_corpus(docs)
+        engine, _ = build_engine(docs, Path(tmp) / "home-policy")
+        rows += rows_for("policy-tune", engine, items)
+        sources.append(f"data/reader questions on {', '.join(held)}")
+        if (ANSWERABILITY / "squad2-train-articles.json").is_file():
+            docs = Path(tmp) / "squad"
+            items = squad_tuning_corpus(docs)
+            engine, _ = build_engine(docs, Path(tmp) / "home-squad")
+            rows += rows_for("squad2-tune", engine, items)
+            sources.append("SQuAD 2.0 tuning articles of ../shared/data/answerability")
+        else:
+            print_error(f"warning: {ANSWERABILITY} not found; calibrating without the SQuAD tuning articles")
+    return rows, rules, sources
+
+
+def run_calibration(alpha: float | None, json_out: Path | None = None, rows_file: Path | None = None) -> int:
+    config = load_config()
+    alpha = config.alpha if alpha is None else alpha
+    if rows_file is not None and rows_file.is_file():
+        saved = json.loads(rows_file.read_text(encoding="utf-8"))
+        rows = [Row(r["corpus"], r["answerable"], tuple(r["parts"]), r["vague"]) for r in saved["rows"]]
+        rules, sources = saved["rules"], saved["sources"]
+    else:
+        rows, rules, sources = tuning_rows(config)
+        if rows_file is not None:
+            keep = {"rules": rules, "sources": sources, "rows": [r.__dict__ for r in rows]}
+            rows_file.write_text(json.dumps(keep), encoding="utf-8")
+    lambdas, by_corpus = choose_lambdas(rows)
+    sigma = np.array([r.parts for r in rows]) @ np.array(lambdas)
+    answers = np.array([r.answerable and not r.vague for r in rows])
+    labels = np.array([r.answerable for r in rows])
     chosen = calibrate_tau(sigma[labels], sigma[~labels], alpha)
-    per_source = {}
-    for source in ("squad", "golden-dev"):
-        mask = np.array([r[0] == source for r in rows])
+    per_corpus = {}
+    for corpus, value in by_corpus.items():
+        mask = np.array([r.corpus == corpus for r in rows])
         pos, neg = sigma[mask & labels], sigma[mask & ~labels]
-        per_source[source] = {
+        per_corpus[corpus] = {
             "answerable": len(pos),
             "unanswerable": len(neg),
-            "auroc": round(auroc(pos, neg) or 0.0, 4),
+            "auroc": value,
             "answer_rate_at_tau": round(float((pos >= chosen.tau).mean()), 4) if len(pos) else None,
             "unanswerable_answered_at_tau": round(float((neg >= chosen.tau).mean()), 4) if len(neg) else None,
         }
     result = {
-        "alpha": alpha,
         "tau": chosen.tau,
-        "lambdas": list(lambdas),
+        "alpha": alpha,
+        "lambdas": dict(zip(PARTS, lambdas, strict=True)),
         "rules": rules,
-        "combiner": {
-            "weight_logit_p": round(combiner.weight_logit_p, 4),
-            "weight_sentence_cosine": round(combiner.weight_sentence_cosine, 4),
-            "bias": round(combiner.bias, 4),
-        },
         "confidence": chosen.confidence,
         "risk_bound": chosen.risk_bound,
         "unanswerable": chosen.unanswerable,
         "answered_unanswerable": chosen.answered_unanswerable,
-        "answer_rate": chosen.answer_rate,
         "answerable": chosen.answerable,
-        "auroc": round(best[0], 4),
-        "by_source": per_source,
-        "data": (
-            "SQuAD 2.0 calibration articles: answerable questions with and without their paragraph; "
-            "data/golden/dev.jsonl: answerable with and without their gold chunks, unanswerable and "
-            "out-of-domain as they are"
-        ),
+        "answer_rate": chosen.answer_rate,
+        "clarified_answerable": int((labels & ~answers).sum()),
+        "by_corpus": per_corpus,
+        "data": "; ".join(sources)
+        + "; each answerable question also asked with its answering chunks withheld (unanswerable)",
         "date": dt.date.today().isoformat(),
     }
     print(
-        f"λ = {lambdas} (pooled AUROC {best[0]:.3f}); τ = {chosen.tau} answers "
+        f"λ = {result['lambdas']} (AUROC by corpus {by_corpus}); τ = {chosen.tau} answers "
         f"{chosen.answered_unanswerable}/{chosen.unanswerable} unanswerable (upper bound "
-        f"{chosen.risk_bound:.3f} ≤ α {alpha} at 90% confidence) and costs an answer rate of "
+        f"{chosen.risk_bound:.3f} ≤ α {alpha} at 90% confidence) at an answer rate of "
         f"{chosen.answer_rate:.3f} on {chosen.answerable} answerable questions"
     )
-    for source, values in per_source.items():
-        print(f"  {source}: {values}")
-    CALIBRATION_FILE.parent.mkdir(parents=True, exist_ok=True)
-    tmp_file = CALIBRATION_FILE.with_suffix(".tmp")
+    for corpus, values in per_corpus.items():
+        print(f"  {corpus}: {values}")
+    GATE_FILE.parent.mkdir(parents=True, exist_ok=True)
+    tmp_file = GATE_FILE.with_suffix(".tmp")
     tmp_file.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    tmp_file.replace(CALIBRATION_FILE)
-    print(f"wrote {CALIBRATION_FILE}")
+    tmp_file.replace(GATE_FILE)
+    print(f"wrote {GATE_FILE}")
     if json_out:
         json_out.write_text(json.dumps(result, indent=2))
     return 0

@@ -38,9 +38,15 @@ def main(argv: list[str] | None = None) -> int:
         "--calibrate",
         action="store_true",
         help="choose λ and τ on SQuAD calibration articles + golden dev so that answering an "
-        "unanswerable question stays ≤ α (90%% confidence); writes models/calibration.json",
+        "unanswerable question stays ≤ α (90%% confidence); writes models/gate.json",
     )
     parser.add_argument("--alpha", type=float, default=None, help="the risk for --calibrate (default WARRANT_ALPHA)")
+    parser.add_argument(
+        "--rows",
+        type=Path,
+        help="with --calibrate: the tuning questions' σ parts are kept in this file and read back when it "
+        "exists (choose another α in seconds)",
+    )
     parser.add_argument(
         "--outside",
         choices=["squad", "policy-dev", "golden-dev"],
@@ -60,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.calibrate:
         from pipeline.evaluation.calibrate_gate import run_calibration
 
-        return run_calibration(args.alpha, args.json_out)
+        return run_calibration(args.alpha, args.json_out, args.rows)
     if args.outside:
         from pipeline.evaluation.ablation import run_outside
 

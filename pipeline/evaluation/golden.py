@@ -9,13 +9,15 @@ the same run; `--tune` grid-searches λ and τ instead. The golden items and the
 
 from __future__ import annotations
 
-import itertools
 import json
 import re
 import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
+
+from pipeline.answer.parts import uncovered_note
 from pipeline.evaluation.harness import build_engine, print_error
 from pipeline.ground.config import REPO_ROOT, load_config
 
@@ -48,12 +50,13 @@ def cites_gold(citations, gold: list[dict], chunk_meta: dict[str, dict]) -> bool
 
 def answer_sentences_text(answer) -> str:
     """The answer's own sentences: without the notice added when the user stated a policy change
-    (it quotes the section the claim conflicts with and offers a ticket; it answers nothing), and
-    without the notice that two cited sentences disagree (it quotes them; pipeline/answer/conflicts.py)."""
+    (it quotes the section the claim conflicts with and offers a ticket; it answers nothing), nor
+    the notice that two cited sentences disagree (it quotes them; pipeline.answer.conflicts), nor
+    the line naming the parts of the message no evidence covers (pipeline.answer.parts)."""
     text = answer.text
-    for note in ((answer.policy_claim or {}).get("note", ""), answer.conflict_note):
-        if note:
-            text = text.replace(note, "").strip()
+    notes = ((answer.policy_claim or {}).get("note", ""), answer.conflict_note, uncovered_note(answer.uncovered_parts))
+    for note in notes:
+        text = text.replace(note, "").strip() if note else text
     return text
 
 
@@ -106,51 +109,42 @@ def ask_all(engine, items: list[dict], gated: bool = True) -> list:
 
 
 def tune(engine, items: list[dict]) -> dict:
-    """Grid search of λ and τ on the given items, from σ parts computed once per item."""
-    from pipeline.language.question import analyse_question
+    """Grid search of λ (pipeline.evaluation.weights' grid) and τ on the given items, from σ's
+    parts computed once per item: the weaker of answer rate and abstention recall first, then their
+    sum; abstention precision below 0.95 disqualifies. (`--calibrate` is the standing method; this
+    shows what golden dev alone would choose.)"""
+    from pipeline.evaluation.weights import PARTS, lambda_grid
 
-    parts = []
+    rows = []
     for item in items:
-        nodes, _, embedding = engine._retrieve(item["question"])
-        question = analyse_question(item["question"])
-        support, _ = engine.postprocessor.score(question, nodes, embedding)
-        vague = engine.postprocessor._is_vague_split(question, nodes, support)
-        parts.append((item["type"], support.sim, support.coverage, support.consistency, vague))
+        if item["type"] in ANSWERABLE + UNANSWERABLE:
+            gate = engine.judge(item["question"])
+            s = gate.support
+            parts = np.array([s.sim, s.reader, s.coverage, s.consistency])
+            rows.append((item["type"] in ANSWERABLE, parts, gate.decision == "clarify"))
+    labels = np.array([r[0] for r in rows])
+    vague = np.array([r[2] for r in rows])
+    matrix = np.array([r[1] for r in rows])
     best = None
-    for l1, l2 in itertools.product([x / 20 for x in range(4, 17)], repeat=2):
-        l3 = round(1 - l1 - l2, 4)
-        if l3 < 0 or l3 > 0.3:
-            continue
-        for tau in [x / 100 for x in range(30, 91)]:
-            ans = abst = tp_abst = n_ans = n_un = 0
-            for kind, sim, cov, con, vague in parts:
-                decided_answer = not vague and (l1 * sim + l2 * cov + l3 * con) >= tau
-                if kind in ANSWERABLE:
-                    n_ans += 1
-                    ans += decided_answer
-                    abst += not decided_answer
-                elif kind in UNANSWERABLE:
-                    n_un += 1
-                    abst += not decided_answer
-                    tp_abst += not decided_answer
-            precision = tp_abst / abst if abst else 1.0
-            recall = tp_abst / n_un if n_un else 1.0
-            answer_rate = ans / n_ans if n_ans else 1.0
-            # Balanced: the weaker of answer rate and abstention recall first, then their sum;
-            # abstention precision below 0.95 disqualifies.
+    for lambdas in lambda_grid():
+        sigma = matrix @ np.array(lambdas)
+        for tau in [x / 100 for x in range(20, 96)]:
+            answered = (sigma >= tau) & ~vague
+            abstained = ~answered
+            precision = (abstained & ~labels).sum() / abstained.sum() if abstained.sum() else 1.0
+            recall = (abstained & ~labels).sum() / (~labels).sum() if (~labels).sum() else 1.0
+            answer_rate = (answered & labels).sum() / labels.sum() if labels.sum() else 1.0
             objective = (precision >= 0.95, round(min(answer_rate, recall), 4), answer_rate + recall)
             if best is None or objective > best[0]:
-                best = (objective, l1, l2, l3, tau, answer_rate, precision, recall)
+                best = (objective, lambdas, tau, answer_rate, precision, recall)
     assert best is not None  # the grid is fixed and not empty
-    _, l1, l2, l3, tau, answer_rate, precision, recall = best
+    _, lambdas, tau, answer_rate, precision, recall = best
     return {
-        "lambda_sim": l1,
-        "lambda_coverage": l2,
-        "lambda_consistency": l3,
+        **{f"lambda_{part}": weight for part, weight in zip(PARTS, lambdas, strict=True)},
         "tau": tau,
-        "answer_rate": round(answer_rate, 4),
-        "abstention_precision": round(precision, 4),
-        "abstention_recall": round(recall, 4),
+        "answer_rate": round(float(answer_rate), 4),
+        "abstention_precision": round(float(precision), 4),
+        "abstention_recall": round(float(recall), 4),
     }
 
 
@@ -171,9 +165,9 @@ def run_golden(split: str, do_tune: bool) -> int:
         baseline = score(items, ask_all(engine, items, gated=False), engine)
         elapsed = time.perf_counter() - started
     print(
-        f"golden split: {split} ({len(items)} items; τ={engine.tau:.2f}, "
-        f"λ=({engine.postprocessor.lambda_sim}, {engine.postprocessor.lambda_coverage}, "
-        f"{engine.postprocessor.lambda_consistency}))"
+        f"golden split: {split} ({len(items)} items; τ={engine.tau:.3f}, λ(sim, reader, coverage, consistency)="
+        f"({engine.postprocessor.lambda_sim}, {engine.postprocessor.lambda_reader}, "
+        f"{engine.postprocessor.lambda_coverage}, {engine.postprocessor.lambda_consistency}))"
     )
     print(f"{'metric':32} {'system':>8} {'baseline':>9}")
     for key in system:

@@ -1,9 +1,8 @@
 """Measuring the gate on data it was not written from: the items, the asking, the metrics.
 
-- SQuAD 2.0 (`../shared/data/squad2`, CC BY-SA 4.0): the articles of a fixed, seeded split
-  (pipeline.evaluation.squad.split_articles); `heldout` articles are touched by nothing else. Each
-  article becomes one `.txt` document (paragraphs separated by blank lines), and a balanced sample
-  of answerable and unanswerable questions is asked through the whole pipeline, retrieval included.
+- SQuAD 2.0 (`../shared/data/squad2`, CC BY-SA 4.0): all 16 articles, each one `.txt` document
+  (paragraphs separated by blank lines), and a seeded, balanced sample of 400 answerable and 400
+  adversarial unanswerable questions asked through the whole pipeline, retrieval included.
 - policy-dev (`../shared/data/policy-dev`): an outside organisation's handbook with questions in
   employees' words. For measuring only: nothing here is fitted to it.
 - golden dev: our own corpus (what the rules were written from).
@@ -27,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline.evaluation.golden import ANSWERABLE, UNANSWERABLE, load_golden
-from pipeline.evaluation.squad import SHARED_DATA, SQUAD_FILE, load_squad, split_articles
+from pipeline.evaluation.squad import PER_SIDE, SHARED_DATA, SQUAD_FILE, load_squad
 from pipeline.gate.calibration import auroc
 
 POLICY_DEV = SHARED_DATA / "policy-dev"
@@ -57,17 +56,12 @@ class Outcome:
     latency_ms: list[float] = field(default_factory=list)
 
 
-def squad_corpus(
-    folder: Path, part: str, per_side: int = 200, seed: int = 13, squad: Path = SQUAD_FILE
-) -> list[OutsideItem]:
-    """Write the `part` articles as documents into `folder`; a balanced, seeded question sample."""
-    articles = load_squad(squad)
-    titles = split_articles(list(articles), seed)[part]
+def squad_corpus(folder: Path, per_side: int = PER_SIDE, seed: int = 13, squad: Path = SQUAD_FILE) -> list[OutsideItem]:
+    """Write every article as a document into `folder`; a balanced, seeded question sample."""
     folder.mkdir(parents=True, exist_ok=True)
     positives: list[OutsideItem] = []
     negatives: list[OutsideItem] = []
-    for title in titles:
-        paragraphs = articles[title]
+    for title, paragraphs in load_squad(squad):
         (folder / f"{title}.txt").write_text("\n\n".join(p["context"] for p in paragraphs) + "\n", encoding="utf-8")
         for p in paragraphs:
             for qa in p["qas"]:

@@ -88,19 +88,18 @@ def auroc(positive: Sequence[float], negative: Sequence[float]) -> float | None:
     return float(((pos > neg).sum() + 0.5 * (pos == neg).sum()) / (pos.size * neg.size))
 
 
-def describe_gate(coverage_source: str, alpha: float, tau: float, calibration: dict) -> str:
-    """One paragraph for admins: which coverage the gate uses, α, τ and what τ cost when chosen."""
-    if coverage_source != "model":
-        return f"Coverage: word rules (WARRANT_COVERAGE=rules). τ = {tau:.2f}; no calibrated risk."
+def describe_gate(tau: float, gate: dict) -> str:
+    """One paragraph for admins: how σ is made, τ now, and what the calibrated τ cost when chosen."""
+    lambdas = gate.get("lambdas", {})
+    parts = ", ".join(f"{weight:.2f}·{part}" for part, weight in lambdas.items() if weight)
     text = (
-        f"Coverage: learned answerability model. α = {alpha:.2f} (the accepted rate of answering a "
-        f"question the documents do not answer). Current τ = {tau:.2f}."
+        f"σ = {parts or 'λ·parts'} (the reader reads the question with each candidate sentence). Current τ = {tau:.3f}."
     )
-    if calibration.get("tau") is not None:
+    if gate.get("risk_bound") is not None:
         text += (
-            f" Calibrated τ = {calibration['tau']:.2f} on {calibration.get('unanswerable', 0)} unanswerable and "
-            f"{calibration.get('answerable', 0)} answerable calibration questions: answer rate "
-            f"{calibration.get('answer_rate', 0):.0%}, risk bound {calibration.get('risk_bound', 0):.3f} "
-            f"(90% confidence), chosen {calibration.get('date', '')}."
+            f" Calibrated τ = {gate['tau']:.3f} for α = {gate.get('alpha', 0):.2f} on {gate.get('unanswerable', 0)} "
+            f"unanswerable and {gate.get('answerable', 0)} answerable tuning questions: answer rate "
+            f"{gate.get('answer_rate', 0):.0%}, risk bound {gate['risk_bound']:.3f} (90% confidence), "
+            f"chosen {gate.get('date', '')}."
         )
     return text

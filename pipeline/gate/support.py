@@ -1,22 +1,21 @@
 """The support score σ and the answer / clarify / abstain decision.
 
-σ = λ1·sim + λ2·coverage + λ3·consistency, where
+σ = λ_sim·sim + λ_reader·reader + λ_coverage·coverage + λ_consistency·consistency, where
+- reader is the probability, from the trained reader (pipeline.gate.reader), that the best
+  candidate sentence of the retrieved chunks answers the question: the one part that reads the
+  question and a sentence together (pipeline.gate.readings picks the candidates and keeps every
+  verdict, which the answer then quotes from, most probable first),
 - sim is how closely the best single sentence of the closest chunks matches the question (cosine
-  of the question's embedding and the stored sentence embeddings, pipeline.ingest.sentence_vectors), or,
-  without sentence vectors, the best chunk's cosine. A whole chunk's vector blurs the one sentence
-  that answers with its neighbours; measured on corpora the gate was not written from, the best
-  sentence ranks answerable above unanswerable better than the best chunk (docs/evaluation.md:
-  "Sentence similarity"),
-- coverage is how much of what the question asks for the evidence holds. By default (config's
-  WARRANT_COVERAGE=rules) it is the word rules: the idf-weighted share of the question's terms
-  found in the evidence chunks, zeroed (rule `answer_type`) when the question's focal need
-  (pipeline.gate.answer_type) is absent. With WARRANT_COVERAGE=model and a trained model installed, it is the learned
-  answerability (pipeline.gate.answerability): the combined probability that the best sentence
-  window of the retrieved chunks answers the question. The hand rules are named (`RULES`), and
-  those in force (`rules`) can be switched one by one and measured
-  (`python -m pipeline.eval --outside … --ablate NAME`),
+  of the question's embedding and the stored sentence embeddings, pipeline.ingest.sentence_vectors),
+  or, without sentence vectors, the best chunk's cosine,
+- coverage is the idf-weighted share of the question's terms found in the evidence chunks, zeroed
+  (rule `answer_type`) when the question's focal need (pipeline.gate.answer_type) is absent,
 - consistency is 1 unless the evidence disagrees with itself: the same statement with different
   amounts, dates or counts, or the same statement with and without a negation.
+
+λ and τ come from `models/gate.json` (`python -m pipeline.eval --calibrate`) unless the environment
+overrides them (pipeline.ground.config). The hand rules are named (`RULES`); those in force (`rules`) can
+be switched one by one and measured (`python -m pipeline.eval --outside … --ablate NAME`).
 """
 
 from __future__ import annotations
@@ -29,15 +28,18 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 from pydantic import Field, PrivateAttr
 
 from pipeline.gate.answer_type import unmet_focus_in
-from pipeline.gate.answerability import AnswerabilityCoverage
+from pipeline.gate.reader import Reader
+from pipeline.gate.readings import CANDIDATE_LIMIT, Reading, read
 from pipeline.ground.records import SupportScore
 from pipeline.ingest.index import chunk_words
 from pipeline.ingest.sentence_vectors import SentenceVectorStore, sentence_cosines
 from pipeline.ingest.term_stats import TermStats
 from pipeline.language.question import Question, analyse_question
+from pipeline.language.restatement import restates
 from pipeline.language.statements import Statement, statement_of
 from pipeline.language.text import (
     canonical_terms,
+    has_negation,
     is_generic,
     is_number,
     quantities,
@@ -50,11 +52,21 @@ from pipeline.language.word_rarity import specificity
 RULES: dict[str, str] = {
     "answer_type": "coverage 0 when the question's focal need (money, the head noun of 'how many X', "
     "a named group, an if-clause's situation, a yes/no question's specific words) is absent",
-    "apart": "coverage 0 when the question's two weightiest words occur only in different chunks",
-    "missing_key": "rules coverage: the most specific missing word counts twice",
     "clarify": "ask to clarify when a short question fits chunks of several documents equally well",
     "consistency": "σ's consistency part: conflicting amounts or negations between evidence chunks",
 }
+
+
+def _say_different(a: str, b: str) -> bool:
+    """Two answering sentences that cannot both be the answer: each states amounts, dates or counts
+    and neither's are among the other's ("Rs. 500 per course" / "Rs. 1,000"), or one says what the
+    other denies. Sentences in other words with the same values agree (restated, not different)."""
+    if restates(a, b):
+        return False
+    qa, qb = set(quantities(a)), set(quantities(b))
+    if qa and qb:
+        return not (qa <= qb or qb <= qa)
+    return bool(qa) == bool(qb) and has_negation(a) != has_negation(b) and not qa
 
 
 def chroma_cosine(score: float | None) -> float:
@@ -70,6 +82,8 @@ class GateResult:
     support: SupportScore
     evidence: list[NodeWithScore]
     reason: str
+    readings: tuple[Reading, ...] = ()  # the reader's verdicts, most probable answer first
+    options: tuple[NodeWithScore, ...] = ()  # for "clarify": the chunks whose answers differ
 
 
 def _evidence_window(nodes: list[NodeWithScore], margin: float, limit: int) -> list[NodeWithScore]:
@@ -109,9 +123,6 @@ def query_needs(query: str | Question) -> tuple[list[str], set[str]]:
     return list(question.terms), set(question.quantities)
 
 
-MISSING_KEY_PENALTY = 0.5
-
-
 def term_weight(term: str, surface: str, stats: TermStats) -> float:
     """How much a query term says: corpus idf times its specificity in general English."""
     weight = stats.idf(term) * specificity(surface)
@@ -123,32 +134,26 @@ def coverage_of(
 ) -> tuple[float, tuple[str, ...]]:
     """Weighted share of the query's needs found in the evidence, and the needs not found.
 
-    With `rules` naming "answer_type" / "apart", an unmet focal need zeroes the share; with
-    "missing_key", the most specific missing word counts twice."""
+    With `rules` naming "answer_type", an unmet focal need zeroes the share."""
     question = analyse_question(query)
-    terms_by_text = [set(canonical_terms(text)) for text in evidence_texts]
-    evidence_terms: set[str] = set().union(*terms_by_text)
+    evidence_terms: set[str] = set().union(*(set(canonical_terms(text)) for text in evidence_texts))
     evidence_quantities: set[str] = set()
     for text in evidence_texts:
         evidence_quantities.update(quantities(text))
     evidence_numbers = {q.split(":", 1)[1] for q in evidence_quantities}
-    total = found = heaviest = heaviest_missing = 0.0
+    total = found = 0.0
     missing: list[str] = []
     seen: set[str] = set()
-    found_weights: dict[str, float] = {}
     for term, surface in question.terms_with_surface:
         if term in seen or is_number(term):
             continue
         seen.add(term)
         weight = term_weight(term, surface, stats)
         total += weight
-        heaviest = max(heaviest, weight)
         if term in evidence_terms:
             found += weight
-            found_weights[term] = weight
         else:
             missing.append(surface)
-            heaviest_missing = max(heaviest_missing, weight)
     low = question.text.lower()
     # in the order the question says them, so the abstention names them the same way every run
     for q in sorted(question.quantities, key=lambda q: (low.find(q.split(":", 1)[1]), q)):
@@ -166,94 +171,60 @@ def coverage_of(
             missing.append(value)
     if total == 0:
         return 0.0, tuple(missing)
-    focus = unmet_need(question, rules, evidence_terms, evidence_quantities, found_weights, terms_by_text)
+    focus = unmet_focus_in(question, evidence_terms, evidence_quantities) if "answer_type" in rules else None
     if focus is not None:
         # The one thing the question asks for is not in the evidence: nothing asked is covered.
         return 0.0, (focus, *[m for m in missing if m != focus])
-    # One specific need left unmet (a stipend, a degree, a calculator) is what makes a near-miss
-    # unanswerable, however many other words match; so the most specific missing need counts twice.
-    penalty = MISSING_KEY_PENALTY * heaviest_missing / heaviest if "missing_key" in rules and heaviest else 0.0
-    return (found / total) * (1.0 - penalty), tuple(missing)
-
-
-def unmet_need(
-    question: Question,
-    rules: frozenset[str],
-    evidence_terms: set[str],
-    evidence_quantities: set[str],
-    found_weights: dict[str, float],
-    terms_by_text: list[set[str]],
-) -> str | None:
-    """The focal need the evidence lacks, by the answer-type and apart rules in force; else None."""
-    focus = unmet_focus_in(question, evidence_terms, evidence_quantities) if "answer_type" in rules else None
-    if focus is None and "apart" in rules:
-        focus = _apart(question, found_weights, terms_by_text)
-    return focus
-
-
-def _apart(question: Question, found_weights: dict[str, float], terms_by_text: list[set[str]]) -> str | None:
-    """The question's two weightiest needs, when no single evidence chunk holds both.
-
-    "Is the make-up test fee refunded if I don't turn up?" finds "make-up" in the make-up test
-    section and "refund" in the examination-fee section: every word is covered, but nothing says
-    whether the make-up fee is refunded. One question's main needs are stated together; a
-    question with two parts (pipeline.language.question_parts) may draw each from its own section.
-    """
-    if len(found_weights) < 2 or len(terms_by_text) < 2 or question.parts:
-        return None
-    first, second = sorted(found_weights, key=lambda term: found_weights[term], reverse=True)[:2]
-    if any(first in terms and second in terms for terms in terms_by_text):
-        return None
-    return f"{first} and {second} together"
+    return found / total, tuple(missing)
 
 
 class SupportPostprocessor(BaseNodePostprocessor):
     """Scores how well the retrieved chunks support an answer, and decides whether to give one.
 
     Converts Chroma scores to cosine, keeps the chunks within `evidence_margin` of the best one,
-    computes σ and its three parts, and attaches them to every kept node's metadata
-    (`support_sim`, `support_coverage`, `support_consistency`, `support_sigma`). `gate()` returns
-    the structured decision; `_postprocess_nodes` returns the evidence (empty when σ < τ).
-    With `coverage_source="model"` and a trained model given (the engine gives one only under
-    WARRANT_COVERAGE=model), coverage is the answerability model's probability and the chunk holding
-    its best window joins the evidence; without a model the word rules' coverage is used.
-    The question comes as its text or as its record (pipeline.language.question): text is analysed once, on
-    the way in, and every rule below reads the record.
+    has the reader (pipeline.gate.reader) read the sentences of the retrieved chunks closest to the
+    question (pipeline.gate.readings), computes σ and its parts, and attaches them to every kept
+    node's metadata (`support_sim`, `support_reader`, `support_coverage`, `support_consistency`,
+    `support_sigma`). `gate()` returns the structured decision with the reader's readings (the
+    synthesiser picks the answer's sentences from them); `_postprocess_nodes` returns the evidence
+    (empty when σ < τ). The question comes as its text or as its record
+    (pipeline.language.question): text is analysed once, on the way in.
     """
 
-    lambda_sim: float = Field(default=0.55, ge=0.0, le=1.0, description="Weight of the best retrieval similarity.")
-    lambda_coverage: float = Field(default=0.35, ge=0.0, le=1.0, description="Weight of coverage.")
-    lambda_consistency: float = Field(default=0.10, ge=0.0, le=1.0, description="Weight of evidence consistency.")
+    lambda_sim: float = Field(default=0.3, ge=0.0, le=1.0, description="Weight of the best sentence's cosine.")
+    lambda_reader: float = Field(default=0.5, ge=0.0, le=1.0, description="Weight of the reader's best probability.")
+    lambda_coverage: float = Field(default=0.15, ge=0.0, le=1.0, description="Weight of word coverage.")
+    lambda_consistency: float = Field(default=0.05, ge=0.0, le=1.0, description="Weight of evidence consistency.")
     tau: float = Field(default=0.5, ge=0.0, le=1.0, description="Answer only when σ ≥ τ.")
-    coverage_source: str = Field(default="model", description='"model" (learned answerability) or "rules".')
     rules: frozenset = Field(default=frozenset(RULES), description="Names of the hand rules in force (RULES).")
     evidence_margin: float = Field(default=0.12, description="Keep chunks this close to the best.")
     evidence_limit: int = Field(default=3, description="At most this many chunks as evidence.")
+    candidate_limit: int = Field(default=CANDIDATE_LIMIT, ge=1, description="Sentences the reader reads.")
     clarify_max_terms: int = Field(default=2, description="A query this short may be vague.")
     clarify_margin: float = Field(default=0.12, description="Topics this close count as a split.")
     clarify_max_sim: float = Field(default=0.6, description="A closer match than this is not vague.")
+    clarify_min_reader: float = Field(default=0.5, description="Differing answers count from this reader probability.")
+    clarify_share: float = Field(default=0.8, description="…and from this share of the best one's.")
     pool_margin: float = Field(default=0.2, description="Chunks this close to the best may give sentences.")
     pool_limit: int = Field(default=5, description="At most this many chunks give sentences.")
     sim_chunks: int = Field(
         default=3, ge=0, description="sim: the best sentence of this many closest chunks (0: the best chunk's cosine)."
     )
     _stats: TermStats = PrivateAttr()
-    _answerability: AnswerabilityCoverage | None = PrivateAttr(default=None)
+    _reader: Reader | None = PrivateAttr(default=None)
     _sentence_vectors: SentenceVectorStore | None = PrivateAttr(default=None)
 
     def __init__(
         self,
         stats: TermStats,
-        answerability: AnswerabilityCoverage | None = None,
+        reader: Reader | None = None,
         sentence_vectors: SentenceVectorStore | None = None,
         **kwargs,
     ) -> None:
         super().__init__(**kwargs)
         self._stats = stats
-        self._answerability = answerability
+        self._reader = reader
         self._sentence_vectors = sentence_vectors
-        if answerability is None:
-            self.coverage_source = "rules"
 
     @classmethod
     def class_name(cls) -> str:
@@ -261,7 +232,8 @@ class SupportPostprocessor(BaseNodePostprocessor):
 
     def score(
         self, query: str | Question, nodes: list[NodeWithScore], query_vec: list[float] | None = None
-    ) -> tuple[SupportScore, list[NodeWithScore]]:
+    ) -> tuple[SupportScore, list[NodeWithScore], list[Reading]]:
+        """σ and its parts, the evidence chunks, and the reader's readings (most probable first)."""
         question = analyse_question(query)
         for node in nodes:
             if node.node.metadata.get("support_cosine") is None:
@@ -269,15 +241,23 @@ class SupportPostprocessor(BaseNodePostprocessor):
                 node.score = node.node.metadata["support_cosine"]
         nodes = sorted(nodes, key=lambda n: n.score or 0.0, reverse=True)
         evidence = _evidence_window(nodes, self.evidence_margin, self.evidence_limit)
-        sim = self._sentence_sim(nodes, query_vec) if evidence else 0.0
+        cosines = self._cosines(nodes, query_vec)
+        sim = self._sentence_sim(nodes, cosines) if evidence else 0.0
+        readings: list[Reading] = []
+        if evidence and self._reader is not None:
+            readings = read(self._reader, question.text, nodes, cosines, self.candidate_limit)
+        reader = readings[0].probability if readings else 0.0
         texts = [chunk_words(n) for n in evidence]
         coverage, missing = coverage_of(question, texts, self._stats, self.rules) if evidence else (0.0, ())
-        if evidence and self.coverage_source == "model" and self._answerability is not None:
-            coverage, evidence = self._model_coverage(question, query_vec, nodes, evidence, missing)
         consistency = 1.0
         if evidence and "consistency" in self.rules:
             consistency = consistency_of([n.node.get_content() for n in evidence])
-        sigma = self.lambda_sim * sim + self.lambda_coverage * coverage + self.lambda_consistency * consistency
+        sigma = (
+            self.lambda_sim * sim
+            + self.lambda_reader * reader
+            + self.lambda_coverage * coverage
+            + self.lambda_consistency * consistency
+        )
         support = SupportScore(
             sigma=round(sigma, 4),
             sim=round(sim, 4),
@@ -286,17 +266,26 @@ class SupportPostprocessor(BaseNodePostprocessor):
             tau=self.tau,
             missing_terms=missing,
             best_chunk=round(nodes[0].score or 0.0, 4) if nodes else 0.0,
+            reader=round(reader, 4),
         )
         for node in evidence:
             node.node.metadata.update(
                 support_sigma=support.sigma,
                 support_sim=node.score,
+                support_reader=support.reader,
                 support_coverage=support.coverage,
                 support_consistency=support.consistency,
             )
-        return support, evidence
+        return support, evidence, readings
 
-    def _sentence_sim(self, nodes: list[NodeWithScore], query_vec: list[float] | None) -> float:
+    def _cosines(self, nodes: list[NodeWithScore], query_vec: list[float] | None) -> dict[str, list[float]]:
+        """The question's cosine with each stored sentence of the chunks (chunk id → one per sentence)."""
+        if self._sentence_vectors is None or query_vec is None or not nodes:
+            return {}
+        vectors = self._sentence_vectors.get([(n.node.node_id, n.node.get_content()) for n in nodes])
+        return sentence_cosines(vectors, query_vec)
+
+    def _sentence_sim(self, nodes: list[NodeWithScore], cosines: dict[str, list[float]]) -> float:
         """The best cosine between the question and one sentence of the `sim_chunks` closest chunks
         (sorted best first); the best chunk's own cosine when there are no sentence vectors.
 
@@ -304,44 +293,14 @@ class SupportPostprocessor(BaseNodePostprocessor):
         with its title and heading, which a FAQ's short answer needs ("In zone C." under "Where do
         visitors park?" is 0.27 from that question alone, 0.76 with its heading)."""
         chunk_sim = nodes[0].score or 0.0  # no score ranks as 0, as in the sort
-        if self._sentence_vectors is None or query_vec is None or self.sim_chunks == 0:
+        if not cosines or self.sim_chunks == 0:
             return chunk_sim
-        closest = nodes[: self.sim_chunks]
-        vectors = self._sentence_vectors.get([(n.node.node_id, n.node.get_content()) for n in closest])
-        cosines = sentence_cosines(vectors, query_vec)
         best = []
-        for node in closest:
+        for node in nodes[: self.sim_chunks]:
             found = cosines.get(node.node.node_id) or []
             if found:
                 best.append(max(found[0], node.score or 0.0) if len(found) == 1 else max(found))
         return max(0.0, min(1.0, max(best))) if best else chunk_sim
-
-    def _model_coverage(
-        self,
-        question: Question,
-        query_vec: list[float] | None,
-        nodes: list[NodeWithScore],
-        evidence: list[NodeWithScore],
-        missing: tuple[str, ...],
-    ) -> tuple[float, list[NodeWithScore]]:
-        """The model's coverage over the retrieved chunks; its best window's chunk joins the evidence.
-        A rule in force that finds the focal need unmet (rules coverage 0 with a named need) vetoes."""
-        assert self._answerability is not None
-        result = self._answerability(question.text, query_vec, nodes)
-        if result.chunk_id and all(n.node.node_id != result.chunk_id for n in evidence):
-            evidence = evidence + [n for n in nodes if n.node.node_id == result.chunk_id]
-        vetoed = bool(self.rules & {"answer_type", "apart"}) and missing and self._focus_unmet(question, evidence)
-        return (0.0 if vetoed else result.coverage), evidence
-
-    def _focus_unmet(self, query: str | Question, evidence: list[NodeWithScore]) -> bool:
-        question = analyse_question(query)
-        terms_by_text = [set(canonical_terms(chunk_words(n))) for n in evidence]
-        evidence_terms: set[str] = set().union(*terms_by_text)
-        evidence_quantities: set[str] = set()
-        for n in evidence:
-            evidence_quantities.update(quantities(chunk_words(n)))
-        found = {t: term_weight(t, s, self._stats) for t, s in question.terms_with_surface if t in evidence_terms}
-        return unmet_need(question, self.rules, evidence_terms, evidence_quantities, found, terms_by_text) is not None
 
     def synthesis_pool(self, nodes: list[NodeWithScore]) -> list[NodeWithScore]:
         """The chunks the answer's sentences may come from: wider than the evidence σ is judged on
@@ -353,33 +312,69 @@ class SupportPostprocessor(BaseNodePostprocessor):
         self, query: str | Question, nodes: list[NodeWithScore], query_vec: list[float] | None = None
     ) -> GateResult:
         question = analyse_question(query)
-        support, evidence = self.score(question, nodes, query_vec)
-        if "clarify" in self.rules and self._is_vague_split(question, nodes, support):
-            return GateResult(
-                "clarify",
-                support,
-                evidence,
-                "the question is short and the closest policies are about different things",
-            )
+        support, evidence, readings = self.score(question, nodes, query_vec)
+        found = tuple(readings)
+        if "clarify" in self.rules:
+            differing = self._answers_differ(question, readings, nodes)
+            if differing:
+                return GateResult(
+                    "clarify",
+                    support,
+                    evidence,
+                    "sentences of different policies answer it, and they say different things",
+                    found,
+                    tuple(differing),
+                )
+            if self._is_vague_split(question, nodes, support):
+                return GateResult(
+                    "clarify",
+                    support,
+                    evidence,
+                    "the question is short and the closest policies are about different things",
+                    found,
+                )
         if evidence and support.sigma >= self.tau:
-            return GateResult("answer", support, evidence, f"σ {support.sigma:.2f} ≥ τ {self.tau:.2f}")
+            return GateResult("answer", support, evidence, f"σ {support.sigma:.3f} ≥ τ {self.tau:.3f}", found)
         if not evidence:
             reason = "nothing was retrieved"
         elif support.missing_terms:
-            reason = f"σ {support.sigma:.2f} < τ {self.tau:.2f}; the policies do not mention: " + ", ".join(
+            reason = f"σ {support.sigma:.3f} < τ {self.tau:.3f}; the policies do not mention: " + ", ".join(
                 support.missing_terms[:5]
             )
         else:
-            reason = f"σ {support.sigma:.2f} < τ {self.tau:.2f}; the closest sections are only loosely related"
-        return GateResult("abstain", support, evidence, reason)
+            reason = f"σ {support.sigma:.3f} < τ {self.tau:.3f}; no sentence of the closest sections answers it"
+        return GateResult("abstain", support, evidence, reason, found)
 
     def ungated(
         self, query: str | Question, nodes: list[NodeWithScore], query_vec: list[float] | None = None
     ) -> GateResult:
         """The baseline's decision: answer from whatever was retrieved."""
-        support, evidence = self.score(query, nodes, query_vec)
+        support, evidence, readings = self.score(query, nodes, query_vec)
         decision = "answer" if evidence else "abstain"
-        return GateResult(decision, support, evidence, "ungated baseline: always answers")
+        return GateResult(decision, support, evidence, "ungated baseline: always answers", tuple(readings))
+
+    def _answers_differ(
+        self, question: Question, readings: list[Reading], nodes: list[NodeWithScore]
+    ) -> list[NodeWithScore]:
+        """The chunks of two or more documents whose sentences the reader rates as answering the
+        question about equally well while saying different things (`_say_different`: "What is the
+        fee?": Rs. 500 for revaluation, Rs. 1,000 for late registration); empty when they agree or
+        one stands out. A question in several parts is answered part by part instead."""
+        if question.parts or not readings or readings[0].probability < self.clarify_min_reader:
+            return []
+        floor = max(self.clarify_min_reader, self.clarify_share * readings[0].probability)
+        by_id = {n.node.node_id: n for n in nodes}
+        first_of_doc: dict[str, Reading] = {}
+        for r in readings:
+            if r.probability < floor:
+                break
+            doc = str(by_id[r.chunk_id].node.metadata.get("doc_id", "")) if r.chunk_id in by_id else ""
+            first_of_doc.setdefault(doc, r)
+        lead, *others = list(first_of_doc.values())
+        differing = [r for r in others if _say_different(lead.sentence, r.sentence)]
+        if not differing:
+            return []
+        return [by_id[r.chunk_id] for r in [lead, *differing][:3]]
 
     def _is_vague_split(self, query: str | Question, nodes: list[NodeWithScore], support: SupportScore) -> bool:
         """A short query that fits chunks of two or more documents equally well.

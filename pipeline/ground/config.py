@@ -15,43 +15,34 @@ from urllib.parse import urlsplit
 
 REPO_ROOT = Path(__file__).resolve().parents[2]  # pipeline/ground/config.py -> the checkout
 
-# The word-rule gate: the default (WARRANT_COVERAGE=rules). `apart` and `missing_key` left the rules
-# in force when, switched off one at a time (`--outside squad|policy-dev --ablation`), each made σ
-# rank worse on held-out SQuAD articles and `apart` also on policy-dev (docs/evaluation.md, "Which rules stay").
-# sim is the best sentence's cosine (pipeline.gate.support); λ's split between sim and coverage is the
-# one whose σ ranks best (AUROC) over the tuning data, golden dev plus SQuAD's train and calibration
-# articles (coverage's share 0.2; consistency keeps 0.05), and τ the `--tune` choice on golden dev
-# with that λ (docs/evaluation.md, "Sentence similarity").
-RULES_TAU = 0.58
-RULES_LAMBDAS = (0.76, 0.19, 0.05)
-ALL_RULES = ("answer_type", "apart", "missing_key", "clarify", "consistency")
-RULES_IN_FORCE = ("answer_type", "clarify", "consistency")
-
-# The learned gate (WARRANT_COVERAGE=model, opt-in: measured below the targets it was built for,
-# docs/evaluation.md, "The learned gate"): the answerability model and its calibration, both written by commands
-# (`python -m pipeline.evaluation.train_support`, `python -m pipeline.eval --calibrate`).
-ANSWERABILITY_MODEL = REPO_ROOT / "models" / "answerability.pt"
-CALIBRATION_FILE = REPO_ROOT / "models" / "calibration.json"
+# The gate (pipeline.gate.support): σ = λ_sim·sim + λ_reader·reader + λ_coverage·coverage +
+# λ_consistency·consistency, answered when σ ≥ τ. λ and τ are chosen on tuning data only (golden dev,
+# the reader's tuning split) by `python -m pipeline.eval --calibrate`, which writes them, the stated
+# risk α and what they measured to models/gate.json; docs/evaluation.md has the method and numbers.
+READER_MODEL = REPO_ROOT / "models" / "reader.pt"
+GATE_FILE = REPO_ROOT / "models" / "gate.json"
+ALL_RULES = ("answer_type", "clarify", "consistency")
+# Used only where models/gate.json is missing or unreadable (a checkout without a calibration).
+FALLBACK_LAMBDAS = {"sim": 0.3, "reader": 0.5, "coverage": 0.15, "consistency": 0.05}
+FALLBACK_GATE: dict = {"tau": 0.5, "lambdas": FALLBACK_LAMBDAS, "rules": list(ALL_RULES), "alpha": 0.1}
 
 
-def _calibration() -> dict:
+def _gate_file() -> dict:
     try:
-        return json.loads(CALIBRATION_FILE.read_text(encoding="utf-8"))
+        data = json.loads(GATE_FILE.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return {}
+        return dict(FALLBACK_GATE)
+    return data if isinstance(data, dict) else dict(FALLBACK_GATE)
 
 
-_CALIBRATED = _calibration()
-CALIBRATION = dict(_CALIBRATED)  # what `--calibrate` measured, for display (admin tab)
-DEFAULT_COVERAGE = "rules"
-DEFAULT_ALPHA = float(_CALIBRATED.get("alpha", 0.05))
-MODEL_TAU = float(_CALIBRATED.get("tau", RULES_TAU))
-MODEL_LAMBDAS = tuple(_CALIBRATED.get("lambdas", RULES_LAMBDAS))
-MODEL_RULES = tuple(_CALIBRATED.get("rules", ("clarify", "consistency")))
-# Defaults of a Config built without the environment (tests, tools): the default gate's.
-DEFAULT_TAU = RULES_TAU
-DEFAULT_LAMBDAS = RULES_LAMBDAS
-DEFAULT_RULES = RULES_IN_FORCE
+GATE = _gate_file()  # what `--calibrate` chose and measured (also shown in the Admin tab)
+DEFAULT_TAU = float(GATE.get("tau", FALLBACK_GATE["tau"]))
+DEFAULT_LAMBDAS: dict[str, float] = {
+    part: float(GATE.get("lambdas", {}).get(part, weight)) for part, weight in FALLBACK_LAMBDAS.items()
+}
+DEFAULT_RULES = tuple(r for r in GATE.get("rules", FALLBACK_GATE["rules"]) if r in ALL_RULES)
+DEFAULT_ALPHA = float(GATE.get("alpha", FALLBACK_GATE["alpha"]))
+READER_PRECISIONS = ("auto", "bf16", "fp32")
 
 
 def _env_float(name: str, default: float) -> float:
@@ -96,6 +87,18 @@ def _env_positive(name: str, default: float) -> float:
     return value
 
 
+def _env_switch(name: str, default: bool) -> bool:
+    """An on/off setting: on, true, yes, 1 / off, false, no, 0 (unset: `default`)."""
+    raw = os.environ.get(name, "").strip().lower()
+    if not raw:
+        return default
+    if raw in ("on", "true", "yes", "1"):
+        return True
+    if raw in ("off", "false", "no", "0"):
+        return False
+    raise ValueError(f"{name} must be on or off, got {raw!r}")
+
+
 def _env_hops(name: str, default: int) -> int:
     value = _env_int(name, default)
     if not 0 <= value <= 10:
@@ -136,15 +139,14 @@ class Config:
     # Dense candidates re-ordered with BM25 before the top_k are kept (pipeline.retrieve.hybrid); 0: dense only.
     fusion_pool: int = 20
     tau: float = DEFAULT_TAU
-    lambda_sim: float = DEFAULT_LAMBDAS[0]
-    lambda_coverage: float = DEFAULT_LAMBDAS[1]
-    lambda_consistency: float = DEFAULT_LAMBDAS[2]
-    # "model": coverage is the learned answerability; "rules": the earlier word rules.
-    coverage_source: str = DEFAULT_COVERAGE
-    answerability_model: Path = ANSWERABILITY_MODEL
-    alpha: float = DEFAULT_ALPHA  # the stated risk: answering an unanswerable question, at most α
+    lambda_sim: float = DEFAULT_LAMBDAS["sim"]
+    lambda_reader: float = DEFAULT_LAMBDAS["reader"]
+    lambda_coverage: float = DEFAULT_LAMBDAS["coverage"]
+    lambda_consistency: float = DEFAULT_LAMBDAS["consistency"]
+    alpha: float = DEFAULT_ALPHA  # the stated risk --calibrate chose τ for (answering an unanswerable question)
     rules: tuple = DEFAULT_RULES  # the hand rules in force (pipeline.gate.support.RULES)
-    coverage_combiner: dict = field(default_factory=lambda: dict(_CALIBRATED.get("combiner", {})))
+    reader_model: Path = READER_MODEL  # the trained reader (pipeline.gate.reader)
+    reader_precision: str = "auto"  # bf16 where the CPU has AMX / AVX-512 BF16, else fp32
     chunk_min_words: int = 40
     chunk_max_words: int = 320
     # Chat turns a Gradio worker may run at once. Gradio's default is 1: every user then waits for
@@ -168,6 +170,7 @@ class Config:
     llm_api_key: str = ""
     llm_timeout_s: float = 30.0
     llm_max_attempts: int = 3
+    llm_judge: bool = False  # ask the model whether the evidence answers before it writes
     # Chroma in client/server mode: empty means the embedded PersistentClient under <home>/chroma.
     # Several app processes (or servers) over one index need the server; see docs/operations.md.
     chroma_url: str = ""
@@ -220,27 +223,25 @@ def load_config() -> Config:
     port = _env_int("PORT", _env_int("GRADIO_SERVER_PORT", 7860))
     host = os.environ.get("WARRANT_HOST", "").strip() or ("0.0.0.0" if on_spaces else "127.0.0.1")
     docs = os.environ.get("WARRANT_DOCS", "").strip()
-    coverage = os.environ.get("WARRANT_COVERAGE", "").strip().lower() or DEFAULT_COVERAGE
-    if coverage not in ("model", "rules"):
-        raise ValueError(f"WARRANT_COVERAGE must be 'model' or 'rules', got {coverage!r}")
-    tau, lambdas, rules = (
-        (MODEL_TAU, MODEL_LAMBDAS, MODEL_RULES) if coverage == "model" else (RULES_TAU, RULES_LAMBDAS, RULES_IN_FORCE)
-    )
-    model_file = os.environ.get("WARRANT_ANSWERABILITY_MODEL", "").strip()
+    reader_file = os.environ.get("WARRANT_READER_MODEL", "").strip()
+    precision = os.environ.get("WARRANT_READER_PRECISION", "").strip().lower() or "auto"
+    if precision not in READER_PRECISIONS:
+        raise ValueError(f"WARRANT_READER_PRECISION must be one of {', '.join(READER_PRECISIONS)}, got {precision!r}")
     return Config(
         home=default_home(),
         docs_dir=Path(docs).resolve() if docs else REPO_ROOT / "data" / "policies",
         top_k=_env_int("WARRANT_TOP_K", 5),
         fusion_pool=max(0, _env_int("WARRANT_FUSION_POOL", 20)),
         query_log_days=max(0, _env_int("WARRANT_QUERY_LOG_DAYS", 0)),
-        tau=_env_float("WARRANT_TAU", tau),
-        lambda_sim=_env_float("WARRANT_LAMBDA_SIM", lambdas[0]),
-        lambda_coverage=_env_float("WARRANT_LAMBDA_COVERAGE", lambdas[1]),
-        lambda_consistency=_env_float("WARRANT_LAMBDA_CONSISTENCY", lambdas[2]),
-        coverage_source=coverage,
-        answerability_model=Path(model_file).resolve() if model_file else ANSWERABILITY_MODEL,
+        tau=_env_float("WARRANT_TAU", DEFAULT_TAU),
+        lambda_sim=_env_float("WARRANT_LAMBDA_SIM", DEFAULT_LAMBDAS["sim"]),
+        lambda_reader=_env_float("WARRANT_LAMBDA_READER", DEFAULT_LAMBDAS["reader"]),
+        lambda_coverage=_env_float("WARRANT_LAMBDA_COVERAGE", DEFAULT_LAMBDAS["coverage"]),
+        lambda_consistency=_env_float("WARRANT_LAMBDA_CONSISTENCY", DEFAULT_LAMBDAS["consistency"]),
         alpha=_env_float("WARRANT_ALPHA", DEFAULT_ALPHA),
-        rules=_env_rules("WARRANT_RULES", rules),
+        rules=_env_rules("WARRANT_RULES", DEFAULT_RULES),
+        reader_model=Path(reader_file).resolve() if reader_file else READER_MODEL,
+        reader_precision=precision,
         chat_concurrency=max(1, _env_int("WARRANT_CHAT_CONCURRENCY", 4)),
         host=host,
         port=port,
@@ -256,6 +257,7 @@ def load_config() -> Config:
         llm_api_key=os.environ.get("WARRANT_LLM_API_KEY", "").strip(),
         llm_timeout_s=_env_positive("WARRANT_LLM_TIMEOUT_S", 30.0),
         llm_max_attempts=max(1, _env_int("WARRANT_LLM_MAX_ATTEMPTS", 3)),
+        llm_judge=_env_switch("WARRANT_LLM_JUDGE", False),
         chroma_url=_env_chroma_url("WARRANT_CHROMA_URL"),
         chroma_token=os.environ.get("WARRANT_CHROMA_TOKEN", "").strip(),
         chroma_collection=os.environ.get("WARRANT_CHROMA_COLLECTION", "").strip() or "warrant_chunks",

@@ -29,6 +29,7 @@ class Chunk:
     source: str  # path relative to the ingested folder
     position: int
     content_hash: str
+    page: int = 0  # the page its text begins on, in a PDF; 0 where the source has no pages
     # "everyone", groups joined by commas ("finance,hr"), or "" for the document's current audience
     # (pipeline.ground.audience; a chunk added without one takes its document's, see ChunkIndex.add_nodes).
     audience: str = ""
@@ -59,7 +60,8 @@ class Citation:
 
 @dataclass(frozen=True)
 class SupportScore:
-    """σ = λ1·sim + λ2·coverage + λ3·consistency, with the parts kept for display and tuning."""
+    """σ = λ_sim·sim + λ_reader·reader + λ_coverage·coverage + λ_consistency·consistency, with the
+    parts kept for display and tuning (pipeline.gate.support)."""
 
     sigma: float
     sim: float
@@ -70,6 +72,9 @@ class SupportScore:
     # The best chunk's cosine: what a plain similarity cutoff reads (the baseline σ is measured
     # against); sim itself is the best sentence's (pipeline.gate.support).
     best_chunk: float = 0.0
+    # The reader's probability that the best candidate sentence answers the question
+    # (pipeline.gate.reader); 0 where no reader read (an abstention before reading).
+    reader: float = 0.0
 
     @property
     def passes(self) -> bool:
@@ -99,6 +104,11 @@ class Answer:
     rewritten_query: str = ""
     nearest_sections: list[dict] = field(default_factory=list)
     clarify_options: list[dict] = field(default_factory=list)
+    # The answer's first line when it states the value, name, or yes/no asked (pipeline/answer/direct.py),
+    # as it stands in `text`, with its [n] marker; "" when there is none.
+    direct_answer: str = ""
+    # Parts of a message of several questions that no evidence covers, as asked (pipeline/answer/parts.py).
+    uncovered_parts: list[str] = field(default_factory=list)
     # Set only when an LLM wrote (or tried to write) the answer (pipeline/answer/generate.py): mode
     # "generated" or "extractive" (fallback), notice, error kind, removed sentences with reasons.
     generation: dict | None = None

@@ -5,25 +5,32 @@ entry a chunk, under its question, as if each question were a heading: otherwise
 are merged until a chunk has 40 words, and one chunk holds one entry's answer and the next one's
 question, so the answer is cited under the wrong question and cannot be removed on its own.
 
-A Markdown table is written out one list item a row, each cell after its column's header
-("- Work week: 4 days; Billable time: 25.5 hours"): run together, a table is one "sentence" of
-pipes that every consumer (the synthesiser, σ's sentence similarity, the verifier, claims) reads
-whole, and an answer would quote all of it; a row without its headers says nothing.
+A Markdown table (in a Markdown or a plain-text document) is written out one list item a row, each
+cell after its column's header ("- Work week: 4 days; Billable time: 25.5 hours"): run together, a
+table is one "sentence" of pipes that every consumer (the synthesiser, σ's sentence similarity,
+the verifier, claims) reads whole, and an answer would quote all of it; a row without its headers
+says nothing. `table_row_cells` reads such a row back (pipeline.answer.table_rows shows it).
 
 A chunk id is `doc_id::section-slug::content-hash`, so it is stable across runs and changes only
 when the chunk's own text (or its heading) changes.
+
+A converted PDF marks where each page begins with a line `<!-- page N -->` (PAGE_MARKER, written by
+pipeline.ingest.pdf_layout); a chunk's `page` is the page its first paragraph begins on (0 where
+the text has no markers). The markers are not part of any chunk's text.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pipeline.ground.records import Chunk
 from pipeline.ingest.documents import Document
 from pipeline.language.text import LIST_MARKER, slugify, split_sentences
 
+PAGE_MARKER = "<!-- page {} -->"
+_PAGE_MARKER = re.compile(r"^<!-- page (\d+) -->$")
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _SECTION_NUMBER = re.compile(r"^(?:section\s+)?(\d+(?:\.\d+)*)[.)]?\s", re.IGNORECASE)
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
@@ -41,16 +48,28 @@ class _Block:
     heading: str  # "" for text before any heading
     level: int
     paragraphs: list[str]
+    pages: list[int] = field(default_factory=list)  # the page each paragraph begins on, where known
 
     @property
     def words(self) -> int:
         return sum(len(p.split()) for p in self.paragraphs)
+
+    def page_of(self, i: int) -> int:
+        return self.pages[i] if i < len(self.pages) else 0
+
+    def part(self, paragraphs: list[str], pages: list[int]) -> _Block:
+        return _Block(self.heading, self.level, paragraphs, pages)
 
 
 @dataclass(frozen=True)
 class ChunkIssue:
     chunk_id: str
     problem: str  # "too short" | "too long" | "no heading"
+
+
+def without_page_markers(markdown: str) -> str:
+    """The text with its page markers left out."""
+    return "\n".join(line for line in markdown.splitlines() if not _PAGE_MARKER.match(line.strip()))
 
 
 def section_number(heading: str) -> str:
@@ -62,13 +81,20 @@ def _markdown_blocks(body: str) -> list[_Block]:
     blocks: list[_Block] = []
     current = _Block("", 0, [])
     paragraph: list[str] = []
+    page = 0
 
     def flush_paragraph() -> None:
         if paragraph:
             current.paragraphs.append(_tables_as_rows("\n".join(paragraph).strip()))
+            current.pages.append(page)
             paragraph.clear()
 
     for line in body.splitlines():
+        marker = _PAGE_MARKER.match(line.strip())
+        if marker:
+            flush_paragraph()
+            page = int(marker.group(1))
+            continue
         m = _HEADING.match(line)
         if m:
             flush_paragraph()
@@ -98,6 +124,23 @@ def _table_cells(line: str) -> list[str]:
     return [cell.strip().strip("*_").strip() for cell in line.split("|")]
 
 
+_ROW_SEPARATOR = "; "
+_ROW_CELL = re.compile(r"^([^:;]{1,60}):\s+(.+)$")
+
+
+def table_row_cells(sentence: str) -> list[tuple[str, str]] | None:
+    """A table row as `_tables_as_rows` writes it, read back: [(header, cell), …] ("" for a cell
+    written without its header); None for a sentence that is not such a row. A row has at least
+    two cells, two of them after their headers."""
+    cells = []
+    for segment in sentence.strip().split(_ROW_SEPARATOR):
+        match = _ROW_CELL.match(segment.strip())
+        cells.append((match.group(1).strip(), match.group(2).strip()) if match else ("", segment.strip()))
+    if len(cells) < 2 or sum(1 for header, _ in cells if header) < 2:
+        return None
+    return cells
+
+
 def _tables_as_rows(paragraph: str) -> str:
     """A paragraph's Markdown table (a header line, a |---| rule, rows) as one list item a row,
     each cell after its header; the lines before the table are kept. Other paragraphs unchanged."""
@@ -122,12 +165,12 @@ def _tables_as_rows(paragraph: str) -> str:
             if cell
         ]
         if said:
-            rows.append("- " + "; ".join(said))
+            rows.append("- " + _ROW_SEPARATOR.join(said))
     return "\n".join(lines[:start] + rows)
 
 
 def _text_blocks(body: str, min_words: int, max_words: int) -> list[_Block]:
-    paragraphs = [p.strip() for p in re.split(r"\n\s*\n", body) if p.strip()]
+    paragraphs = [_tables_as_rows(p.strip()) for p in re.split(r"\n\s*\n", body) if p.strip()]
     return [_Block("", 0, [piece]) for p in paragraphs for piece in _paragraph_pieces(p, min_words, max_words)]
 
 
@@ -138,10 +181,13 @@ def _paragraph_pieces(paragraph: str, min_words: int, max_words: int) -> list[st
     "paragraph" to a blank-line split: a whole article became one chunk, embedded from its first
     ~200 words only. When its lines are of paragraph length (the median at least min_words;
     hard-wrapped lines are a dozen words) each line is a paragraph; otherwise, and for a line still
-    too long, the text is cut between sentences into pieces of at most max_words."""
+    too long, the text is cut between sentences into pieces of at most max_words. A list (a table
+    written one item a row) is cut between items, each piece still a list."""
     if len(paragraph.split()) <= max_words:
         return [paragraph]
     lines = [line for line in paragraph.splitlines() if line.strip()]
+    if len(lines) > 1 and all(_LIST_ITEM.match(line) for line in lines):
+        return ["\n".join(run) for run in _packed(lines, max_words)]
     sizes = sorted(len(line.split()) for line in lines)
     units = lines if len(lines) > 1 and sizes[len(sizes) // 2] >= min_words else [paragraph]
     pieces: list[str] = []
@@ -203,15 +249,18 @@ def _faq_entries(blocks: list[_Block]) -> list[_Block] | None:
     entries: list[_Block] = []
     for block, per_block in zip(blocks, read, strict=True):
         current = _Block(block.heading, block.level, [])
-        for paragraph, entry in zip(block.paragraphs, per_block, strict=True):
+        for i, (paragraph, entry) in enumerate(zip(block.paragraphs, per_block, strict=True)):
             if entry is None:
                 opens_answer = current.level > block.level and not current.paragraphs
                 current.paragraphs.append(_ANSWER_LABEL.sub("", paragraph) if opens_answer else paragraph)
+                current.pages.append(block.page_of(i))
                 continue
             if current.paragraphs:
                 entries.append(current)
             answer = _ANSWER_LABEL.sub("", entry[1])
-            current = _Block(entry[0], block.level + 1, [answer] if answer else [])
+            current = _Block(
+                entry[0], block.level + 1, [answer] if answer else [], [block.page_of(i)] if answer else []
+            )
         if current.paragraphs:
             entries.append(current)
     return entries
@@ -220,7 +269,11 @@ def _faq_entries(blocks: list[_Block]) -> list[_Block] | None:
 def _split_long(block: _Block, max_words: int) -> list[_Block]:
     if block.words <= max_words:
         return [block]
-    return [_Block(block.heading, block.level, run) for run in _packed(block.paragraphs, max_words)]
+    parts, start = [], 0
+    for run in _packed(block.paragraphs, max_words):
+        parts.append(block.part(run, block.pages[start : start + len(run)]))
+        start += len(run)
+    return parts
 
 
 def _merge_small(blocks: list[_Block], min_words: int, max_words: int) -> list[list[_Block]]:
@@ -251,7 +304,13 @@ def chunk_document(doc: Document, min_words: int = 40, max_words: int = 320) -> 
     if doc.kind == "markdown":
         blocks = _markdown_blocks(doc.body)
         for block in blocks:
-            block.paragraphs = [piece for p in block.paragraphs for piece in _paragraph_pieces(p, min_words, max_words)]
+            pieces = [
+                (piece, block.page_of(i))
+                for i, p in enumerate(block.paragraphs)
+                for piece in _paragraph_pieces(p, min_words, max_words)
+            ]
+            block.paragraphs = [piece for piece, _ in pieces]
+            block.pages = [page for _, page in pieces]
     else:
         blocks = _text_blocks(doc.body, min_words, max_words)
     # A text file's paragraphs are blocks of one; its FAQ entries are read across them.
@@ -292,6 +351,7 @@ def chunk_document(doc: Document, min_words: int = 40, max_words: int = 320) -> 
                 source=doc.source,
                 position=position,
                 content_hash=content_hash,
+                page=group[0].page_of(0),
                 audience=doc.audience,
             )
         )

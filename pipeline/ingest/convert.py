@@ -1,11 +1,13 @@
-"""Uploaded files to Markdown: PDF (pypdf), DOCX (python-docx), HTML (the standard library's parser),
-Markdown and plain text. Headings are kept as `#` lines so that structural chunking still works.
+"""Uploaded files to Markdown: PDF (pdfplumber, by layout: pipeline.ingest.pdf_layout), DOCX
+(python-docx), HTML (the standard library's parser), Markdown and plain text. Headings are kept as
+`#` lines so that structural chunking still works; a PDF's pages are marked for the chunker.
 
 Everything is checked before anything is indexed, and refused with a message that says what to do:
 a name that is not a plain file name, an empty or oversize file, bytes that are not what the name
-says (a renamed binary), a PDF that is encrypted or has no text layer (scanned), a DOCX whose
-archive would expand to far more than it holds (a decompression bomb). Nothing here touches the
-network or writes to disk.
+says (a renamed binary), a PDF that is encrypted, over its reading limits, or a scan where OCR
+(tesseract) is not installed, a DOCX whose archive would expand to far more than it holds (a
+decompression bomb). Nothing here touches the network or writes to disk; a PDF is opened only in a
+child process with limits (pipeline.ingest.pdf_reader).
 """
 
 from __future__ import annotations
@@ -13,12 +15,23 @@ from __future__ import annotations
 import io
 import re
 import zipfile
-from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import lru_cache
 from html.parser import HTMLParser
 from pathlib import PurePosixPath
 
+from pipeline.ingest.chunking import without_page_markers
 from pipeline.ingest.documents import DocumentError, parse_front_matter
+from pipeline.ingest.pdf_layout import pdf_markdown
+from pipeline.ingest.pdf_reader import (
+    OcrUnavailable,
+    PdfPages,
+    PdfRefused,
+    ocr_scanned_pages,
+    read_layout,
+    tesseract_available,
+)
+from pipeline.ingest.tables import markdown_table
 from pipeline.language.text import normalise_text
 
 MAX_UPLOAD_BYTES = 10 * 1024 * 1024
@@ -38,7 +51,7 @@ MAX_DOCX_MEMBERS = 2000
 MIN_TEXT_WORDS = 20
 _META_LINE = re.compile(r"^\s*(version|effective(?:\s+date)?|effective from)\s*[:\-]\s*(.+?)\s*$", re.I)
 _DATE = re.compile(r"\b(\d{4}-\d{2}-\d{2})\b")
-_NUMBERED_HEADING = re.compile(r"^(\d+(?:\.\d+)*)\.?\s+[A-Z][^.!?]{1,80}$")
+LOW_OCR_CONFIDENCE = 80.0  # below this mean word confidence (%), the Documents tab says to check the text
 
 
 class ConversionRefused(DocumentError):
@@ -55,6 +68,8 @@ class Converted:
     title: str = ""
     version: str = ""
     effective_date: str = ""
+    notes: tuple[str, ...] = ()  # what the admin should know about how it was read (OCR, skipped pages)
+    ocr_confidence: float = -1.0  # OCR's mean word confidence (0-100); -1 when no page was read by OCR
 
 
 def check_file_name(name: str) -> str:
@@ -118,7 +133,7 @@ def convert(data: bytes, name: str) -> Converted:
         )
     converter = {"pdf": _from_pdf, "docx": _from_docx, "html": _from_html}.get(kind, _from_text)
     converted = converter(data, name, kind)
-    words = len(re.findall(r"\w+", converted.markdown))
+    words = len(re.findall(r"\w+", without_page_markers(converted.markdown)))
     if words < MIN_TEXT_WORDS:
         hint = " If it is a scan, run OCR on it first." if kind == "pdf" else ""
         raise ConversionRefused(f"{name} has no usable text ({words} words found).{hint}")
@@ -189,82 +204,68 @@ def _assemble(name: str, kind: str, lines: list[str], title: str) -> Converted:
     return Converted(name, kind, markdown, title, meta.get("version", ""), meta.get("effective_date", ""))
 
 
-# -- PDF --------------------------------------------------------------------------------------------
+# -- PDF ----------------------------------------------------------------------------------------------
 def _from_pdf(data: bytes, name: str, kind: str) -> Converted:
-    from pypdf import PdfReader
-    from pypdf.errors import PdfReadError
+    """A PDF read by layout (pipeline.ingest.pdf_layout) in a child process with limits
+    (pipeline.ingest.pdf_reader); scanned pages are read by OCR where tesseract is installed.
 
+    The last few readings are kept: the Documents tab converts a file when it is checked and again
+    when it is added, and a long PDF or a scan takes seconds to minutes to read."""
+    return _read_pdf(data, name, kind, tesseract_available())
+
+
+@lru_cache(maxsize=4)
+def _read_pdf(data: bytes, name: str, kind: str, ocr_installed: bool) -> Converted:
+    notes: list[str] = []
     try:
-        reader = PdfReader(io.BytesIO(data))
-        if reader.is_encrypted and not reader.decrypt(""):
-            raise ConversionRefused(f"{name} is encrypted (password-protected); upload an unprotected copy.")
-        lines: list[tuple[str, float]] = []
-        for page in reader.pages:
-            lines.extend(_pdf_lines(page))
-        metadata = reader.metadata
-        info_title = str(metadata.get("/Title", "") or "").strip() if metadata else ""
-    except ConversionRefused:
-        raise
-    except (PdfReadError, ValueError, KeyError, TypeError, OSError) as exc:
-        raise ConversionRefused(f"{name} is a damaged PDF that cannot be read ({type(exc).__name__}).") from exc
-    except Exception as exc:  # pypdf raises its own dependency errors for encryption it cannot open
-        if "crypt" in str(exc).lower() or "AES" in str(exc):
-            raise ConversionRefused(f"{name} is encrypted (password-protected); upload an unprotected copy.") from exc
-        raise ConversionRefused(f"{name} cannot be read as a PDF ({type(exc).__name__}).") from exc
-    return _assemble(name, kind, _pdf_markdown(lines), info_title if len(info_title) > 3 else "")
+        pdf = read_layout(data)
+        scans = [p.number for p in pdf.pages if p.is_scan]
+        try:
+            ocr_scanned_pages(data, pdf)
+        except OcrUnavailable as missing:
+            if len(scans) == len(pdf.pages):
+                raise ConversionRefused(f"{name} is a scan (no text layer): {missing}") from missing
+            one = len(scans) == 1
+            pages = f"Page {scans[0]} is a scan and was" if one else f"Pages {_page_list(scans)} are scans and were"
+            notes.append(f"{pages} not read: {missing}")
+    except PdfRefused as refused:
+        raise ConversionRefused(f"{name}: {refused}") from refused
+    text = pdf_markdown(pdf)
+    title = pdf.title if len(pdf.title) > 3 else ""
+    if any(line.startswith("# ") for line in text.lines):
+        title = ""  # the document's own title, set as one, comes first
+    converted = _assemble(name, kind, text.lines, title)
+    # A running header or footer ("Version 2.0 | Effective 2026-08-01") may carry the metadata.
+    furniture = _metadata_lines("\n".join(cell for line in text.furniture for cell in line.split(" | ")))
+    confidence = _ocr_confidence(pdf)
+    if confidence >= 0:
+        read = [p.number for p in pdf.pages if p.ocr]
+        notes.insert(
+            0,
+            f"Text read by OCR (tesseract) from {'page' if len(read) == 1 else 'pages'} {_page_list(read)}: "
+            f"mean word confidence {confidence:.0f}%."
+            + (
+                " Some words may be misread; check the chunks before adding." if confidence < LOW_OCR_CONFIDENCE else ""
+            ),
+        )
+    return replace(
+        converted,
+        version=converted.version or furniture.get("version", ""),
+        effective_date=converted.effective_date or furniture.get("effective_date", ""),
+        notes=tuple(notes),
+        ocr_confidence=confidence,
+    )
 
 
-def _pdf_lines(page) -> list[tuple[str, float]]:
-    """(text, font size) of each line on a page, the size being the largest on the line."""
-    lines: list[tuple[str, float]] = []
-    current: list[str] = []
-    size = 0.0
-
-    def visit(text, cm, tm, font_dict, font_size):
-        nonlocal size
-        scale = abs(tm[3] * cm[3]) or 1.0
-        parts = text.split("\n")
-        for i, part in enumerate(parts):
-            if i:
-                _flush()
-            if part.strip():
-                current.append(part)
-                size = max(size, float(font_size or 0) * scale)
-
-    def _flush():
-        nonlocal size
-        text = "".join(current).strip()
-        if text:
-            lines.append((text, size))
-        current.clear()
-        size = 0.0
-
-    page.extract_text(visitor_text=visit)
-    _flush()
-    return lines
+def _ocr_confidence(pdf: PdfPages) -> float:
+    """OCR's mean word confidence (0-100, weighted by word length); -1 when no page was read by OCR."""
+    words = [w for p in pdf.pages if p.ocr for w in p.words]
+    letters = sum(len(w.text) for w in words)
+    return sum(w.confidence * len(w.text) for w in words) / letters if letters else -1.0
 
 
-def _pdf_markdown(lines: list[tuple[str, float]]) -> list[str]:
-    """Lines set larger than the body text become headings (largest `#`, then `##`, `###`);
-    where every line has one size, short numbered lines ("2. Late Fees") become `##`."""
-    weights: Counter[float] = Counter()
-    for text, size in lines:
-        weights[round(size, 1)] += len(text)
-    body = weights.most_common(1)[0][0] if weights else 0.0
-    larger = sorted({round(s, 1) for t, s in lines if s >= body * 1.15 and len(t) < 120}, reverse=True)
-    levels = {s: min(i + 1, 3) for i, s in enumerate(larger)}
-    out: list[str] = []
-    for text, size in lines:
-        level = levels.get(round(size, 1))
-        if level is None and not larger and _NUMBERED_HEADING.match(text):
-            level = 2
-        if level:
-            out.extend(["", "#" * level + " " + text, ""])
-        elif out and out[-1] and not out[-1].startswith("#") and not out[-1].rstrip().endswith((".", ":", ";")):
-            out[-1] += " " + text  # a sentence wrapped across lines
-        else:
-            out.append(text)
-    return out
+def _page_list(numbers: list[int]) -> str:
+    return ", ".join(map(str, numbers))
 
 
 # -- DOCX -------------------------------------------------------------------------------------------
@@ -290,21 +291,6 @@ def _check_docx_archive(data: bytes, name: str) -> None:
             )
     if "word/document.xml" not in {m.filename for m in members}:
         raise ConversionRefused(f"{name} is a zip archive but not a Word document.")
-
-
-def _markdown_table(rows: list[list[str]], header: bool) -> list[str]:
-    """A table's rows as a Markdown table when its first row is a header (the chunker writes each
-    row out after the headers: pipeline.ingest.chunking); else, and for a one-column (layout) table, one
-    line a row: a first data row read as headers would label every row with its values."""
-    rows = [[" ".join(cell.replace("|", "/").split()) for cell in row] for row in rows]
-    rows = [row for row in rows if any(row)]
-    width = max((len(row) for row in rows), default=0)
-    if not header or width < 2 or len(rows) < 2:
-        return [line for row in rows for line in (" | ".join(c for c in row if c), "")]
-    rows = [row + [""] * (width - len(row)) for row in rows]
-    lines = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * width]
-    lines += ["| " + " | ".join(row) + " |" for row in rows[1:]]
-    return ["", *lines, ""]
 
 
 def _docx_header_row(table) -> bool:
@@ -335,7 +321,7 @@ def _from_docx(data: bytes, name: str, kind: str) -> Converted:
         if isinstance(block, Table):
             # a merged cell is repeated in each column it spans: kept once
             rows = [list(dict.fromkeys(c.text.strip() for c in row.cells)) for row in block.rows]
-            lines.extend(_markdown_table(rows, header=_docx_header_row(block)))
+            lines.extend(markdown_table(rows, header=_docx_header_row(block)))
             continue
         text = block.text.strip()
         if not text:
@@ -404,7 +390,7 @@ class _HTMLToMarkdown(HTMLParser):
             self._tables += 1 if start else -1
             if not start and self._tables == 0:
                 self._end_row()
-                self.lines.extend(_markdown_table(self._rows, header=self._header))
+                self.lines.extend(markdown_table(self._rows, header=self._header))
                 self._buffer = []
             self._tables = max(self._tables, 0)
             return True

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
@@ -118,8 +118,14 @@ def embed_text(node: TextNode) -> str:
     return f"{node.metadata.get('title', '')}. {node.metadata.get('section', '')}.\n{node.text}"
 
 
-def chunk_to_node(chunk: Chunk, status: str = ACTIVE, origin: str = "ingest", **extra: str) -> TextNode:
-    metadata = {
+def chunk_to_node(
+    chunk: Chunk,
+    status: str = ACTIVE,
+    origin: str = "ingest",
+    metadata_extra: Mapping[str, str | float] | None = None,
+    **extra: str,
+) -> TextNode:
+    metadata: dict[str, object] = {
         "doc_id": chunk.doc_id,
         "title": chunk.title,
         "section": chunk.section,
@@ -135,6 +141,9 @@ def chunk_to_node(chunk: Chunk, status: str = ACTIVE, origin: str = "ingest", **
         "superseded_by": "",
         "supersedes": "",
     }
+    if chunk.page:
+        metadata["page"] = chunk.page
+    metadata.update(metadata_extra or {})
     metadata.update(extra)
     if chunk.audience:  # else the document's current audience (ChunkIndex.add_nodes)
         metadata.update(audience_metadata(_normalise_groups(chunk.audience)))
@@ -184,12 +193,18 @@ class ChunkIndex:
         system's own checks; a user's question passes the user's audience)."""
         return ActiveChunkRetriever(self, top_k, audience)
 
-    def filtered_retriever(self, top_k: int, audience: Audience = EVERYTHING) -> BaseRetriever:
-        readable = audience.where()
+    def filtered_retriever(self, top_k: int, audience: Audience = EVERYTHING, doc_id: str = "") -> BaseRetriever:
+        """Chroma's metadata-filtered search: active chunks `audience` may read, and only those of
+        document `doc_id` if given (a clarification's chosen option). While no chunk is restricted,
+        every active chunk is readable and only the status (and document) is filtered."""
+        readable = audience.where() if self.has_restricted() else None
         if readable is None:
-            filters = MetadataFilters(filters=[MetadataFilter(key="status", value=ACTIVE)])
-            return self.index.as_retriever(similarity_top_k=top_k, filters=filters)
-        where = {"$and": [{"status": ACTIVE}, readable]}  # nested $or: beyond MetadataFilters, so Chroma's own `where`
+            filters: list[MetadataFilter | MetadataFilters] = [MetadataFilter(key="status", value=ACTIVE)]
+            if doc_id:
+                filters.append(MetadataFilter(key="doc_id", value=doc_id))
+            return self.index.as_retriever(similarity_top_k=top_k, filters=MetadataFilters(filters=filters))
+        # nested $or: beyond MetadataFilters, so Chroma's own `where`
+        where = {"$and": [{"status": ACTIVE}, *([{"doc_id": doc_id}] if doc_id else []), readable]}
         return self.index.as_retriever(similarity_top_k=top_k, vector_store_kwargs={"where": where})
 
     def deprecated_count(self) -> int:
@@ -363,7 +378,7 @@ class ChunkIndex:
         paths = find_documents(folder)
         for number, path in enumerate(paths):
             if progress:
-                progress(number / max(1, len(paths)), f"reading {path.name}")
+                progress(number / max(1, len(paths)), f"reading {path.name} ({number + 1} of {len(paths)} files)")
             try:
                 doc = read_document(path, folder)
             except DocumentError as exc:

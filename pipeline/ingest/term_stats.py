@@ -1,4 +1,5 @@
-"""Inverse document frequencies over the active chunks: how much a query term says.
+"""Inverse document frequencies over the active chunks: how much a query term says; and the words
+the chunks are written in, as written, for spelling correction (pipeline.language.spelling).
 
 Counting them means reading every active chunk's text back from Chroma (about 35 s at 100k
 chunks), so the counts are also kept on disk (`<home>/term_stats.json`) under a fingerprint of
@@ -12,6 +13,7 @@ import inspect
 import json
 import math
 import os
+import re
 import tempfile
 import threading
 from collections import Counter
@@ -20,9 +22,10 @@ from pathlib import Path
 
 from pipeline.language import glossary, stemming
 from pipeline.language import text as _text
-from pipeline.language.text import canonical_terms
+from pipeline.language.text import canonical_terms, tokens
 
-FORMAT = 1
+FORMAT = 2
+_WORD = re.compile(r"[a-z]+(?:-[a-z]+)*")
 
 
 def analyzer_version() -> str:
@@ -36,17 +39,20 @@ class TermStats:
     def __init__(self, texts: Iterable[str] = ()) -> None:
         self._lock = threading.Lock()
         self._df: Counter[str] = Counter()
+        self._words: Counter[str] = Counter()
         self._n = 0
         self.rebuild(texts)
 
     def rebuild(self, texts: Iterable[str]) -> None:
         df: Counter[str] = Counter()
+        words: Counter[str] = Counter()
         n = 0
         for text in texts:
             df.update(set(canonical_terms(text)))
+            words.update({w for w in tokens(text) if _WORD.fullmatch(w)})
             n += 1
         with self._lock:
-            self._df, self._n = df, n
+            self._df, self._words, self._n = df, words, n
 
     @property
     def documents(self) -> int:
@@ -54,6 +60,12 @@ class TermStats:
 
     def knows(self, term: str) -> bool:
         return term in self._df
+
+    @property
+    def words(self) -> Counter[str]:
+        """Lower-case words as the chunks write them (letters and hyphens) → the number of chunks
+        holding each. A new Counter after every rebuild or load; do not change it."""
+        return self._words
 
     def idf(self, term: str) -> float:
         """Smoothed idf; a term never seen in the corpus weighs the most."""
@@ -73,6 +85,7 @@ class TermStats:
                 "fingerprint": fingerprint,
                 "documents": self._n,
                 "df": dict(self._df),
+                "words": dict(self._words),
             }
         fd, tmp = tempfile.mkstemp(prefix=".term_stats.", suffix=".tmp", dir=path.parent)
         try:
@@ -95,8 +108,9 @@ class TermStats:
             ):
                 return False
             df, n = Counter({str(k): int(v) for k, v in payload["df"].items()}), int(payload["documents"])
+            words = Counter({str(k): int(v) for k, v in payload["words"].items()})
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return False
         with self._lock:
-            self._df, self._n = df, n
+            self._df, self._words, self._n = df, words, n
         return True

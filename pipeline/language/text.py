@@ -287,6 +287,16 @@ def named_in(text: str, kind: str | None = None) -> frozenset[str]:
     return frozenset(name for k in kinds for name, pattern in groups.get(k, {}).items() if pattern.search(text))
 
 
+def named_spans(text: str) -> list[tuple[int, int, str, str]]:
+    """Every mention of one of the glossary's named groups in `text`: (start, end, kind, name), in order."""
+    return sorted(
+        (m.start(), m.end(), kind, name)
+        for kind, names in _lexicon().named.items()
+        for name, pattern in names.items()
+        for m in pattern.finditer(text)
+    )
+
+
 def first_named(text: str, kind: str) -> tuple[str, str] | None:
     """(name, the words as written) of the first group of `kind` that `text` mentions, or None."""
     found = [
@@ -306,13 +316,19 @@ _WEEK_NUMBER = re.compile(r"\bweeks?\s+(\d+)(?:\s*(?:-|to|and)\s*(\d+))?", re.IG
 
 def quantities(text: str) -> set[str]:
     """Numbers with their kind, e.g. {"money:500", "pct:40", "day:7", "week#:2"}; bare numbers as "n:5"."""
-    found: set[str] = set()
+    return {quantity for _, _, quantity in quantity_spans(text)}
+
+
+def quantity_spans(text: str) -> list[tuple[int, int, str]]:
+    """Where `quantities` finds each quantity: (start, end, "kind:value"), in order of the text
+    ("week 2" is both "week#:2" over the whole phrase and "n:2" over the number)."""
+    found: list[tuple[int, int, str]] = []
     low = text.lower()
     lexicon = _lexicon()
     for m in _WEEK_NUMBER.finditer(low):
-        found.add(f"week#:{m.group(1)}")
+        found.append((m.start(), m.end(), f"week#:{m.group(1)}"))
         if m.group(2):
-            found.add(f"week#:{m.group(2)}")
+            found.append((m.start(), m.end(), f"week#:{m.group(2)}"))
     for m in lexicon.number.finditer(low):
         num = m.group("num").replace(",", "")
         if re.fullmatch(r"\d+\.\d+", num) and not m.group("cur") and not m.group("unit"):
@@ -322,12 +338,13 @@ def quantities(text: str) -> set[str]:
             continue
         unit = m.group("unit")
         if m.group("cur") or (unit and unit in lexicon.currency_after):
-            found.add(f"money:{num}")
+            kind = "money"
         elif unit:
-            found.add(f"{_unit_kind(unit)}:{num}")
+            kind = _unit_kind(unit)
         else:
-            found.add(f"n:{num}")
-    return found
+            kind = "n"
+        found.append((m.start(), m.end(), f"{kind}:{num}"))
+    return sorted(found)
 
 
 def numbers(text: str) -> set[str]:

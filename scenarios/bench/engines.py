@@ -24,20 +24,23 @@ def make_baseline(engine):
     )
 
 
+RERANK_MAX_TOKENS = 160  # a chunk's first ~110 words after the question, as this baseline always read
+
+
 def make_reranker_baseline(engine):
     """LlamaIndex's `RetrieverQueryEngine` with its `SentenceTransformerRerank` over the same top-k:
     the standard way to put a cross-encoder behind a retriever. The cross-encoder is MiniLM itself
-    (the same model and size as Warrant's answerability model, with an untrained head: only its
-    cost matters here), reading at most as many tokens per pair as Warrant's model does."""
+    (the same model and size as Warrant's reader, with an untrained head: only its cost matters
+    here), reading each (question, chunk) pair up to RERANK_MAX_TOKENS, where Warrant's reader reads
+    (question, sentence) pairs of at most 80."""
     from llama_index.core import get_response_synthesizer
     from llama_index.core.postprocessor import SentenceTransformerRerank
     from llama_index.core.query_engine import RetrieverQueryEngine
 
-    from pipeline.gate.answerability import MAX_TOKENS
     from pipeline.ingest.embedding import model_path
 
     reranker = SentenceTransformerRerank(top_n=engine.top_k, model=model_path(), device="cpu")
-    reranker._model.max_length = MAX_TOKENS
+    reranker._model.max_length = RERANK_MAX_TOKENS
     return RetrieverQueryEngine.from_args(
         engine.index.retriever(engine.top_k),
         node_postprocessors=[reranker],

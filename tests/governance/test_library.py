@@ -170,3 +170,54 @@ def test_a_change_left_half_done_by_a_killed_process_is_rolled_back_and_audited(
     assert last["details"] == {"doc_id": "gone", "change": "document_added"}
     assert not library.journal.journal_path.exists()
     assert library.recover() == ""
+
+
+def test_a_pdf_policy_is_indexed_with_its_pages_and_answered_from_its_table(library):
+    """Issue 32: a PDF with a table, hyphenated line breaks and numbered sub-headings, added through
+    the library into the real index: every chunk has its page, the table's row answers, and the
+    hyphenated compound is a word the gate finds."""
+    from tests.layout_pdfs import make_loans_policy_pdf
+
+    prepared = library.prepare(make_loans_policy_pdf(), "loans-policy.pdf")
+    assert (prepared.version, prepared.effective_date) == ("2.0", "2026-08-01")
+    library.add(ADMIN, [prepared])
+    nodes = library.index.get_nodes(where={"doc_id": "loans-policy"})
+    assert nodes and all(isinstance(n.metadata.get("page"), int) for n in nodes)
+    assert {n.metadata["page"] for n in nodes} == {1, 2}
+    assert sorted(r["page"] for r in library.chunks(ADMIN, "loans-policy")) == sorted(n.metadata["page"] for n in nodes)
+    answer = library.engine.ask("What is the loan period for a postgraduate student?", log=False)
+    assert answer.decision == "answer" and "30 days" in answer.text
+    cited = library.index.get_nodes([c.chunk_id for c in answer.citations])
+    assert any(n.metadata["doc_id"] == "loans-policy" and n.metadata["page"] == 1 for n in cited)
+    answer = library.engine.ask("Do I need a no-dues certificate from the library before my degree?", log=False)
+    assert answer.decision == "answer" and "no-dues certificate" in answer.text
+    assert answer.support is not None and "no-dues" not in answer.support.missing_terms
+
+
+def test_a_replaced_pdf_chunk_takes_its_new_page(library):
+    """Unchanged chunks keep their vectors on replace; their page is the new version's."""
+    from pipeline.ingest.chunking import without_page_markers
+    from pipeline.ingest.convert import convert
+    from tests.layout_pdfs import make_loans_policy_pdf
+
+    library.add(ADMIN, [library.prepare(make_loans_policy_pdf(), "loans-policy.pdf")])
+    same_text = without_page_markers(convert(make_loans_policy_pdf(), "loans-policy.pdf").markdown)
+    prepared = library.prepare(same_text.encode(), "loans-policy.md", doc_id="loans-policy")
+    result = library.replace(ADMIN, "loans-policy", prepared)
+    assert result.created == []  # the same text: every vector kept
+    active = [r for r in library.chunks(ADMIN, "loans-policy") if r["status"] == "active"]
+    assert active and all(r["page"] == 0 for r in active)  # a Markdown file has no pages
+
+
+def test_a_scan_is_read_by_ocr_and_the_library_says_so(library, ocr_ready):
+    from tests.layout_pdfs import make_scanned_policy_pdf
+
+    prepared = library.prepare(make_scanned_policy_pdf(), "parking.pdf")
+    assert any(line.strip().startswith("! Text read by OCR (tesseract)") for line in prepared.audit_lines())
+    (result,) = library.add(ADMIN, [prepared])
+    assert "Text read by OCR" in result.message and "confidence" in result.message
+    nodes = library.index.get_nodes(where={"doc_id": "parking"})
+    assert nodes and all(n.metadata["text_source"] == "ocr" for n in nodes)
+    assert all(80 <= n.metadata["ocr_confidence"] <= 100 for n in nodes)
+    answer = library.engine.ask("Where do students park?", log=False)
+    assert answer.decision == "answer" and "zone C" in answer.text

@@ -12,21 +12,25 @@ import pytest
 from governance.identity import Identity
 from governance.library import DocumentRefused, SameTitle
 from pipeline.ground.config import load_config
-from tests.pipeline.tiny_corpora import REMOTE_WORK, STAFF_HANDBOOK
+from tests.pipeline.tiny_corpora import REMOTE_WORK, STAFF_HANDBOOK_REMOTE_WORK
 
 ADMIN = Identity("local:adm", "adm", "admin")
 REVIEWER = Identity("local:rev", "rev", "reviewer")
 STUDENT = Identity("local:stu", "stu", "user")
 
 
-@pytest.fixture()
-def service(tmp_path, tiny_docs_in_rupees, embed_model):
+def _service(tmp_path, docs, embed_model, **changes):
     """The tiny corpus with the remote-work policy in it; the staff handbook is uploaded by tests."""
     from ui.service import WarrantService
 
-    (tiny_docs_in_rupees / "remote-work.md").write_text(REMOTE_WORK, encoding="utf-8")
-    config = dataclasses.replace(load_config().with_home(tmp_path / "home"), docs_dir=tiny_docs_in_rupees)
-    return WarrantService(config, embed_model=embed_model)
+    (docs / "remote-work.md").write_text(REMOTE_WORK, encoding="utf-8")
+    config = dataclasses.replace(load_config().with_home(tmp_path / "home"), docs_dir=docs)
+    return WarrantService(dataclasses.replace(config, **changes), embed_model=embed_model)
+
+
+@pytest.fixture()
+def service(tmp_path, tiny_docs_in_rupees, embed_model):
+    return _service(tmp_path, tiny_docs_in_rupees, embed_model)
 
 
 def _ids(service) -> list[str]:
@@ -74,7 +78,7 @@ def test_an_upload_with_the_title_of_an_active_document_is_offered_as_its_new_ve
 
 def test_adding_a_document_lists_what_it_contradicts_and_files_the_confirmed_conflicts(service):
     library, gov = service.governance.documents, service.governance
-    handbook = library.prepare(STAFF_HANDBOOK.encode(), "staff-handbook.md")
+    handbook = library.prepare(STAFF_HANDBOOK_REMOTE_WORK.encode(), "staff-handbook.md")
     (conflict,) = library.conflicts([handbook])
     assert conflict.what == "day 3 vs 2" and set(conflict.docs) == {"staff-handbook", "remote-work"}
     assert "up to 3 days" in conflict.sentences[0] and "up to 2 days" in conflict.sentences[1]
@@ -89,9 +93,15 @@ def test_adding_a_document_lists_what_it_contradicts_and_files_the_confirmed_con
     assert open_row["ticket"] == ticket.ticket_id and "remote-work" in open_row["where"]
 
 
-def test_a_conflict_seen_in_an_answer_is_listed_in_insights_until_one_side_is_retired(service):
+def test_a_conflict_seen_in_an_answer_is_listed_in_insights_until_one_side_is_retired(
+    tmp_path, tiny_docs_in_rupees, embed_model
+):
+    # With the gate's clarify rule in force, the two policies that answer alike and differ make a
+    # clarification; without it (WARRANT_RULES), the answer cites both and tells the conflict.
+    rules = tuple(r for r in load_config().rules if r != "clarify")
+    service = _service(tmp_path, tiny_docs_in_rupees, embed_model, rules=rules)
     library, gov = service.governance.documents, service.governance
-    gov.add_documents(ADMIN, [library.prepare(STAFF_HANDBOOK.encode(), "staff-handbook.md")], confirmed=[])
+    gov.add_documents(ADMIN, [library.prepare(STAFF_HANDBOOK_REMOTE_WORK.encode(), "staff-handbook.md")], confirmed=[])
     assert gov.insights.conflicts(REVIEWER) == []  # not filed, not yet seen
     answer = service.chat(STUDENT, "How many days per week can employees work remotely?").answer
     assert answer.conflicts, answer.text
@@ -106,14 +116,14 @@ def test_a_conflict_seen_in_an_answer_is_listed_in_insights_until_one_side_is_re
 
 def test_a_conflict_not_confirmed_files_no_ticket(service):
     library, gov = service.governance.documents, service.governance
-    handbook = library.prepare(STAFF_HANDBOOK.encode(), "staff-handbook.md")
+    handbook = library.prepare(STAFF_HANDBOOK_REMOTE_WORK.encode(), "staff-handbook.md")
     _, tickets = gov.add_documents(ADMIN, [handbook], confirmed=[])
     assert tickets == [] and gov.list_tickets(REVIEWER, "open") == []
 
 
 def test_a_conflict_ticket_is_resolved_by_editing_one_side(service):
     library, gov = service.governance.documents, service.governance
-    handbook = library.prepare(STAFF_HANDBOOK.encode(), "staff-handbook.md")
+    handbook = library.prepare(STAFF_HANDBOOK_REMOTE_WORK.encode(), "staff-handbook.md")
     (conflict,) = library.conflicts([handbook])
     _, (ticket,) = gov.add_documents(ADMIN, [handbook], confirmed=[conflict.key])
     with pytest.raises(ValueError, match="kept unchanged"):
@@ -131,7 +141,7 @@ def test_a_conflict_ticket_is_resolved_by_editing_one_side(service):
 
 def test_replacing_a_document_scans_the_new_version_against_the_others(service):
     library, gov = service.governance.documents, service.governance
-    library.add(ADMIN, [library.prepare(STAFF_HANDBOOK.encode(), "staff-handbook.md")])
+    library.add(ADMIN, [library.prepare(STAFF_HANDBOOK_REMOTE_WORK.encode(), "staff-handbook.md")])
     v2 = REMOTE_WORK.replace("up to 2 days", "up to 4 days")
     prepared = library.prepare(v2.encode(), "remote-work.md", doc_id="remote-work")
     conflicts = library.conflicts([prepared], replacing="remote-work")

@@ -103,14 +103,18 @@ def test_a_pdf_too_costly_to_read_is_refused_at_once_and_nothing_is_stored(tmp_p
 
 
 def test_reading_a_pdf_past_its_budget_is_stopped_with_a_plain_message():
-    from governance.pdf_text import PdfRefused, pdf_text
+    from dataclasses import replace
+
+    from pipeline.ingest.pdf_layout import pdf_text
+    from pipeline.ingest.pdf_reader import PROOF_LIMITS, PdfRefused
 
     with pytest.raises(PdfRefused, match="took longer than"):
-        pdf_text(_pdf("The revaluation fee is Rs. 800 per course"), budget_s=0.001)
+        pdf_text(_pdf("The revaluation fee is Rs. 800 per course"), replace(PROOF_LIMITS, budget_s=0.001))
 
 
 def test_a_pdf_drawing_itself_is_refused():
-    from governance.pdf_text import PdfRefused, pdf_text
+    from pipeline.ingest.pdf_layout import pdf_text
+    from pipeline.ingest.pdf_reader import PdfRefused
     from tests.documents_fixtures import make_xobject_bomb
 
     looped = make_xobject_bomb(pages=1, draws=1, ops=1, form=b"q /X0 Do Q", form_xobjects=b"/XObject << /X0 4 0 R >>")

@@ -23,7 +23,13 @@ def identity_of(request: gr.Request) -> Identity:
 @pytest.fixture()
 def tab(tmp_path):
     config = SimpleNamespace(query_log_path=tmp_path / "query_log.jsonl")
-    service = SimpleNamespace(memory=MemoryService(tmp_path / "users", config.query_log_path), config=config)
+    memory = MemoryService(tmp_path / "users", config.query_log_path)
+    service = SimpleNamespace(
+        memory=memory,
+        config=config,
+        clear_history=memory.clear_history,
+        forget_me=lambda identity: {**memory.forget_me(identity), "votes_removed": 0},  # no votes in this test
+    )
     with gr.Blocks() as demo:
         with gr.Tab("My memory"):
             build_memory_tab(service, identity_of)

@@ -101,10 +101,10 @@ MAKE_UP = "The make-up test fee is Rs. 600 per course. All make-up tests are hel
 EXAM_REFUND = "The late registration fee of Rs. 1,000 is not refunded under any circumstances."
 
 
-def test_the_main_needs_of_one_question_must_be_stated_together():
+def test_coverage_counts_the_needs_found_and_names_the_missing_ones():
     stats = TermStats([MAKE_UP, EXAM_REFUND, VIVA])
-    apart, missing = coverage_of("Is the make-up refunded?", [MAKE_UP, EXAM_REFUND], stats)
-    assert apart == 0.0 and missing[0] in ("refund and make-up together", "make-up and refund together")
+    half, missing = coverage_of("Is the make-up fee waived?", [MAKE_UP, EXAM_REFUND], stats)
+    assert 0.0 < half < 1.0 and "waived" in missing
     together, _ = coverage_of("Is the late registration fee refunded?", [MAKE_UP, EXAM_REFUND], stats)
     assert together > 0.5
     # a question with two parts may take each part from its own section

@@ -147,9 +147,20 @@ def test_a_table_question_is_answered_with_its_row(tmp_path, embed_model):
     engine = _engine_over(tmp_path, embed_model, "expenses.md", EXPENSE_LIMITS)
     meals = engine.ask("Do I need a receipt for meals?", log=False)
     assert meals.decision == "answer"
-    assert meals.text.startswith("Expense: Meals; Limit: 50 dollars per day; Receipt needed: No [1]")
+    # the row reads as a row (pipeline.answer.table_rows), led by the plain answer (pipeline.answer.direct)
+    assert meals.text.startswith("No. Meals: 50 dollars per day, Receipt needed: No [1]")
+    assert meals.citations[0].quote == "Expense: Meals; Limit: 50 dollars per day; Receipt needed: No"
     hotel = engine.ask("What is the hotel limit per night?", log=False)
-    assert "Limit: 200 dollars per night" in hotel.text and "Taxi" not in hotel.text
+    assert "Hotel: 200 dollars per night, Receipt needed: Yes" in hotel.text and "Taxi" not in hotel.text
+
+
+def test_a_table_in_a_text_document_is_written_out_a_row_a_sentence_too(tmp_path):
+    from pipeline.language.text import split_sentences
+
+    table = "Loan limits by member.\n\n| Member | Items | Loan period |\n|---|---|---|\n| M.Tech student | 6 items | 21 days |\n"
+    chunk = chunk_document(_doc(tmp_path, table, "loans.txt"))[0]
+    assert "|" not in chunk.text
+    assert "Member: M.Tech student; Items: 6 items; Loan period: 21 days" in split_sentences(chunk.text)
 
 
 def test_a_faq_entry_whose_answer_is_one_short_sentence_is_answered_with_it(tmp_path, embed_model):

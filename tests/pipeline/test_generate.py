@@ -63,10 +63,7 @@ def llm_engine(tmp_path: Path, tiny_docs: Path, embed_model, fake):
 
 def _correct(request: dict) -> str:
     n = _number_of(request, "Revaluation")
-    return (
-        f"The revaluation fee is Rs. 500 per course [{n}]. "
-        f"You apply for revaluation within 7 calendar days of the publication of results [{n}]."
-    )
+    return f"The revaluation fee is Rs. 500 per course [{n}]. The fee is paid online through the ERP portal [{n}]."
 
 
 def test_correct_answer_is_streamed_verified_and_cited(llm_engine, fake):
@@ -76,8 +73,7 @@ def test_correct_answer_is_streamed_verified_and_cited(llm_engine, fake):
     assert answer.decision == "answer"
     assert answer.generation["mode"] == "generated" and answer.generation["removed"] == []
     assert answer.text == (
-        "The revaluation fee is Rs. 500 per course. [1] You apply for revaluation within "
-        "7 calendar days of the publication of results. [1]"
+        "The revaluation fee is Rs. 500 per course. [1] The fee is paid online through the ERP portal. [1]"
     )
     assert [c.section for c in answer.citations] == ["2. Revaluation Fee"]
     assert "Rs. 500" in answer.citations[0].quote
@@ -409,3 +405,86 @@ def test_directives_are_kept_when_the_cited_text_asks_the_same_of_its_reader():
         "Revaluation costs Rs. 500.",
     ):
         assert directive_action(statement) is None, statement
+
+
+# -- the model's own judgement, and the reader's check of what it wrote (issue 29) -----------------
+
+
+def _is_judgement(request: dict) -> bool:
+    return "Reply YES or NO" in request["messages"][-1]["content"]
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "NOT_ANSWERED",
+        "The evidence does not say what the revaluation fee is.",
+    ],
+)
+def test_a_reply_that_the_evidence_does_not_answer_abstains_with_the_nearest_sections(llm_engine, fake, reply):
+    fake.script = lambda request: reply
+    answer = llm_engine.ask(FEE_QUESTION, log=False)  # the gate lets it through; the model says no
+    assert answer.decision == "abstain", answer.reason
+    assert answer.generation["mode"] == "abstained"
+    assert not answer.citations
+    assert "I looked at: Examination Fees Policy" in answer.text  # the nearest sections, as any abstention
+    assert "does not answer" in answer.reason
+
+
+def test_a_judge_that_says_no_abstains_before_anything_is_written(llm_engine, fake):
+    llm_engine.generator.judge = True
+    fake.script = lambda request: "NO" if _is_judgement(request) else _correct(request)
+    answer = llm_engine.ask(FEE_QUESTION, log=False)
+    assert answer.decision == "abstain" and answer.generation["mode"] == "abstained"
+    assert "judged that the evidence does not answer" in answer.reason
+    assert len(fake.requests) == 1 and _is_judgement(fake.requests[0])  # nothing was written
+
+
+def test_a_judge_that_says_yes_lets_the_model_write(llm_engine, fake):
+    llm_engine.generator.judge = True
+    fake.script = lambda request: "YES" if _is_judgement(request) else _correct(request)
+    answer = llm_engine.ask(FEE_QUESTION, log=False)
+    assert answer.decision == "answer" and answer.generation["mode"] == "generated"
+    assert "Rs. 500" in answer.text
+    assert [_is_judgement(r) for r in fake.requests] == [True, False]
+
+
+def test_the_judge_is_configured_by_its_environment_variable(monkeypatch):
+    from pipeline.ground.config import load_config
+
+    monkeypatch.setenv("WARRANT_LLM_JUDGE", "on")
+    assert load_config().llm_judge is True
+    monkeypatch.setenv("WARRANT_LLM_JUDGE", "maybe")
+    with pytest.raises(ValueError, match="WARRANT_LLM_JUDGE must be on or off"):
+        load_config()
+
+
+def test_the_reader_removes_a_true_sentence_that_does_not_answer_the_question(llm_engine, fake):
+    """Both sentences are verbatim from the chunk they cite; only the first says when to apply (the
+    other shares the question's words, and is what a near-miss gets answered with)."""
+
+    def padded(request):
+        n = _number_of(request, "Revaluation")
+        return (
+            f"A student applies for revaluation within 7 calendar days of the publication of results [{n}]. "
+            f"The revaluation fee is Rs. 500 per course [{n}]."
+        )
+
+    fake.script = padded
+    answer = llm_engine.ask("When must I apply for revaluation?", log=False)
+    assert answer.decision == "answer" and "7 calendar days" in answer.text
+    assert "Rs. 500" not in answer.text
+    removed = answer.generation["removed"]
+    assert len(removed) == 1 and "the reader gives the cited sentence" in removed[0]["reason"]
+
+
+def test_without_a_reader_check_the_word_checks_alone_keep_a_true_sentence():
+    from pipeline.answer.generate import ReaderCheck
+
+    record = Evidence(1, "fees::2", "Examination Fees Policy", "2. Revaluation Fee", "The fee is Rs. 500 per course.")
+    sentence = GeneratedSentence("The fee is Rs. 500 per course.", (1,))
+    kept, why = check_generated(sentence, {1: record}, FEE_QUESTION)
+    assert kept is not None and why == ""
+    never = ReaderCheck(lambda quote, heading: 0.1, best=0.9)
+    kept, why = check_generated(sentence, {1: record}, FEE_QUESTION, never)
+    assert kept is None and "0.10" in why and "below 0.45" in why

@@ -62,3 +62,35 @@ def test_each_part_of_a_two_part_question_is_answered(tiny_engine):
     answer = tiny_engine.ask("How much is the revaluation fee, and when is the photocopy issued?")
     assert answer.decision == "answer", answer.reason
     assert "Rs. 500" in answer.text and "5 working days" in answer.text
+
+
+def test_a_question_listing_three_things_has_three_parts():
+    parts = question_parts(
+        "How much is the photocopy fee, how long does it take to get the photocopy, and can my parents collect it?"
+    )
+    assert [p.asked for p in parts] == [
+        "How much is the photocopy fee",
+        "how long does it take to get the photocopy",
+        "can my parents collect it?",
+    ]
+    # a lead-in's comma does not start a part
+    parts = question_parts("As a B.Tech student, when do I do my internship and how many credits is it worth?")
+    assert len(parts) == 2 and all(p.search.startswith("As a B.Tech student,") for p in parts)
+
+
+def test_a_part_no_evidence_covers_is_named_and_the_rest_answered(tiny_engine):
+    from pipeline.evaluation.golden import answer_sentences_text
+
+    answer = tiny_engine.ask(
+        "How much is the revaluation fee, when is the photocopy issued, and is there a hostel curfew?"
+    )
+    assert answer.decision == "answer", answer.reason
+    assert "Rs. 500" in answer.text and "5 working days" in answer.text
+    assert answer.text.endswith("\n\nThe policies I can search do not cover: is there a hostel curfew?")
+    assert answer.uncovered_parts == ["is there a hostel curfew?"]
+    assert "do not cover" not in answer_sentences_text(answer)  # a statement about the search, not an answer
+
+
+def test_every_part_covered_means_no_such_line(tiny_engine):
+    answer = tiny_engine.ask("How much is the revaluation fee, and when is the photocopy issued?")
+    assert answer.uncovered_parts == [] and "do not cover" not in answer.text

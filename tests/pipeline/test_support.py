@@ -82,7 +82,7 @@ def gate():
 
 def test_gate_at_above_and_below_tau(gate):
     query = "What is the revaluation fee?"
-    support, _ = gate.score(query, [_node(CHUNKS[0], 0.7)])
+    support, _, _ = gate.score(query, [_node(CHUNKS[0], 0.7)])
     for tau, expected in (
         (support.sigma, "answer"),
         (support.sigma - 0.001, "answer"),
@@ -95,7 +95,7 @@ def test_gate_at_above_and_below_tau(gate):
 
 
 def test_score_parts_are_attached_to_nodes_and_recover_cosine(gate):
-    support, evidence = gate.score("What is the revaluation fee?", [_node(CHUNKS[0], 0.7)])
+    support, evidence, _ = gate.score("What is the revaluation fee?", [_node(CHUNKS[0], 0.7)])
     assert support.sim == pytest.approx(0.7, abs=1e-4)
     meta = evidence[0].node.metadata
     assert meta["support_sigma"] == support.sigma and meta["support_coverage"] == support.coverage
@@ -144,9 +144,9 @@ def test_sim_is_the_best_sentence_of_the_closest_chunks_not_the_blurred_chunk(tm
     store = SentenceVectorStore(tmp_path, embed_model.get_text_embedding_batch)
     post = SupportPostprocessor(TermStats([chunk]), sentence_vectors=store, rules=frozenset())
 
-    by_sentence, _ = post.score(question, [_node(chunk, chunk_cos)], list(q))
+    by_sentence, _, _ = post.score(question, [_node(chunk, chunk_cos)], list(q))
     post.sim_chunks = 0
-    by_chunk, _ = post.score(question, [_node(chunk, chunk_cos)], list(q))
+    by_chunk, _, _ = post.score(question, [_node(chunk, chunk_cos)], list(q))
 
     assert sentence_cos > chunk_cos + 0.05
     assert by_sentence.sim == pytest.approx(sentence_cos, abs=0.01)  # float16 storage

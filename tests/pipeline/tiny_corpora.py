@@ -139,7 +139,7 @@ Employees may work remotely for up to 2 days per week with the approval of their
 Remote work days are recorded in the attendance system before the start of the week.
 """
 
-STAFF_HANDBOOK = """---
+STAFF_HANDBOOK_REMOTE_WORK = """---
 doc_id: staff-handbook
 title: Staff Handbook
 version: 1.0
@@ -156,4 +156,31 @@ per week with the approval of their line manager. Staff keep their shared calend
 ## 5. Annual Leave
 Each employee receives 30 days of annual leave per calendar year. Leave is requested through the
 staff portal at least two weeks in advance.
+"""
+
+# The reader's cases (issue 29): the sentence that names who approves sits beside a neighbour that
+# shares the question's words; a rule stated for one group only; a yes/no settled by one sentence.
+STAFF_HANDBOOK = """---
+doc_id: staff-handbook
+title: Staff Handbook
+version: 1.0
+effective_date: 2026-07-01
+owner: People Team
+---
+
+# Staff Handbook
+
+## 1. Leave of absence
+A leave of absence lets a member of staff step away from work for personal reasons for up to six
+months. A request for a leave of absence is made in writing at least one month before it starts.
+Each request for a leave of absence is approved by the Director of People. Salary is not paid during
+a leave of absence.
+
+## 2. Resignation
+Employees on a permanent contract must give four weeks' notice of their resignation in writing to
+their line manager. The notice period starts on the day after the letter is received.
+
+## 3. Overtime
+Overtime is paid at one and a half times the normal hourly rate. Overtime must be agreed in advance
+with the line manager. Overtime is not paid for training days.
 """

@@ -8,7 +8,7 @@ import dataclasses
 from pipeline.ground.config import load_config
 from scenarios.suite.report import build_report, write_markdown
 from scenarios.suite.runner import run_sessions
-from tests.pipeline.tiny_corpora import REMOTE_WORK, STAFF_HANDBOOK
+from tests.pipeline.tiny_corpora import REMOTE_WORK, STAFF_HANDBOOK_REMOTE_WORK
 
 SESSIONS = [
     {
@@ -37,7 +37,7 @@ def test_contradicting_pairs_are_counted_before_and_after_each_approval(tmp_path
     from ui.service import WarrantService
 
     (tiny_docs_in_rupees / "remote-work.md").write_text(REMOTE_WORK, encoding="utf-8")
-    (tiny_docs_in_rupees / "staff-handbook.md").write_text(STAFF_HANDBOOK, encoding="utf-8")
+    (tiny_docs_in_rupees / "staff-handbook.md").write_text(STAFF_HANDBOOK_REMOTE_WORK, encoding="utf-8")
     config = dataclasses.replace(load_config().with_home(tmp_path / "home"), docs_dir=tiny_docs_in_rupees)
     service = WarrantService(config, embed_model=embed_model)
     result = run_sessions(service, SESSIONS)

@@ -37,6 +37,21 @@ def ask(page, question: str, timeout_ms: int = 60_000) -> None:
     page.wait_for_function(ANSWERED, arg=question, timeout=timeout_ms)
 
 
+# True once the chat shows no message (a new, empty conversation: the welcome and the examples).
+EMPTY_CHAT = "() => document.querySelectorAll('#warrant-chat .message-row').length === 0"
+
+
+def new_conversation(page, timeout_ms: int = 30_000) -> None:
+    """Click "New conversation" and wait for the empty chat."""
+    page.click("#warrant-new")
+    page.wait_for_function(EMPTY_CHAT, timeout=timeout_ms)
+
+
+def last_reply(page) -> str:
+    """The text of the chat's latest message (the assistant's reply after `ask`)."""
+    return page.locator("#warrant-chat .message-row").last.inner_text()
+
+
 def open_tab(page, name: str, timeout_ms: int = 240_000) -> None:
     """Click the tab called `name` once the logged-in page has drawn it."""
     page.wait_for_selector("#warrant-user", timeout=timeout_ms)
@@ -50,3 +65,8 @@ def wait_for_text(page, selector: str, text: str, timeout_ms: int = 240_000) -> 
     page.wait_for_function(
         "([s, t]) => (document.querySelector(s) || {}).innerText?.includes(t)", arg=[selector, text], timeout=timeout_ms
     )
+
+
+def last_reply_row(page):
+    """The latest message of the chat as an element (the assistant's reply once `ask` returned)."""
+    return page.locator("#warrant-chat .message-row").last

@@ -31,6 +31,7 @@ _STATE_OF_A_RUN = shutil.ignore_patterns(
     "audit.jsonl*",
     "secret.key",
     "query_log.jsonl",
+    "feedback.json",
     "tickets.json",
     ".tickets.json.bak",
     "uploads",

@@ -8,6 +8,7 @@ is refused by the server when calling their handlers directly.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import httpx
@@ -15,6 +16,7 @@ import pytest
 
 from tests.conftest import ARTIFACTS, TINY_FEES, TINY_LIBRARY, run_module
 from tests.documents_fixtures import RESEARCH_ETHICS, SPORTS_FACILITIES, make_docx, make_pdf
+from tests.layout_pdfs import make_scanned_policy_pdf
 from tests.ui.pages import ask, log_in, open_chat
 from tests.ui.server import call, login, running_app
 
@@ -107,6 +109,31 @@ def test_admin_adds_and_retires_a_document_and_insights_show_the_gap(app, browse
     reviewer.wait_for_timeout(1500)  # let the plots draw before the screenshot
     reviewer.screenshot(path=str(ARTIFACTS / "insights-tab.png"), full_page=True)
     for page in (admin, student, reviewer):
+        page.close()
+
+
+def test_the_documents_tab_says_a_scan_was_read_by_ocr_and_how_well(app, browser, ocr_ready, tmp_path: Path):
+    """Issue 32: a scanned PDF (a picture of text, no text layer) is read by tesseract, and the admin
+    is told so, with the mean word confidence, before and after adding it; a student then gets an
+    answer from it."""
+    base, _home = app
+    scan = tmp_path / "parking-permits.pdf"
+    scan.write_bytes(make_scanned_policy_pdf())
+    admin = log_in(browser, base, "admin")
+    _open_tab(admin, "Documents")
+    admin.set_input_files("#warrant-doc-files input[type=file]", [str(scan)])
+    _wait_text(admin, "#warrant-doc-files", "parking-permits")
+    admin.click("#warrant-doc-check")
+    _wait_text(admin, "#warrant-doc-preview", "Text read by OCR")
+    assert re.search(r"mean word confidence \d+%", admin.inner_text("#warrant-doc-preview"))
+    admin.click("#warrant-doc-add")
+    _wait_text(admin, "#warrant-doc-status", "Added parking-permits")
+    assert re.search(r"Text read by OCR .*confidence \d+%", admin.inner_text("#warrant-doc-status"))
+    student = open_chat(browser, base, "student", SLOW)
+    ask(student, "Where do students park?", SLOW)
+    student.locator("#warrant-sources .warrant-source").first.wait_for(state="visible", timeout=SLOW)
+    assert "zone C" in student.inner_text("#warrant-chat")
+    for page in (admin, student):
         page.close()
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from governance.identity import Identity, PermissionDenied
 from pipeline.ground.config import load_config
-from tests.pipeline.tiny_corpora import REMOTE_WORK, STAFF_HANDBOOK
+from tests.pipeline.tiny_corpora import REMOTE_WORK, STAFF_HANDBOOK_REMOTE_WORK
 from ui.documents_tab import build_documents_tab
 
 USERS = {"adm": Identity("local:adm", "adm", "admin"), "rev": Identity("local:rev", "rev", "reviewer")}
@@ -88,7 +88,7 @@ def test_an_upload_with_an_active_documents_title_is_offered_as_its_replacement(
 
 def test_the_check_lists_contradictions_and_ticked_ones_become_tickets(app, tmp_path):
     service, fn, _ = app
-    upload = _upload(tmp_path, "staff-handbook.md", STAFF_HANDBOOK)
+    upload = _upload(tmp_path, "staff-handbook.md", STAFF_HANDBOOK_REMOTE_WORK)
     preview, status, *_, choices, button, _, critique, _ = fn["documents_check"]([upload], "", "", "", _as("adm"))
     assert status == "" and button["visible"] is False
     assert "contradicts the library in 1 place" in preview

@@ -1,0 +1,78 @@
+"""The reader (pipeline.gate.reader) on a tiny corpus of our own, through the real engine: it picks
+the sentence that answers, not the one that shares the question's words; it keeps the gate silent
+when the text states the rule for another group only; and it trains in seconds (CI's smoke run)."""
+
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.pipeline.tiny_corpora import STAFF_HANDBOOK
+
+
+@pytest.fixture(scope="module")
+def handbook_engine(tmp_path_factory, embed_model):
+    from pipeline.engine import AnswerEngine
+    from pipeline.ground.config import load_config
+
+    root = tmp_path_factory.mktemp("reader")
+    docs = root / "docs"
+    docs.mkdir()
+    (docs / "staff-handbook.md").write_text(STAFF_HANDBOOK, encoding="utf-8")
+    engine = AnswerEngine(replace(load_config().with_home(root / "home"), docs_dir=docs), embed_model=embed_model)
+    engine.ingest(docs)
+    return engine
+
+
+def first_sentence(answer) -> str:
+    return answer.citations[0].sentence_quotes()[0] if answer.citations else ""
+
+
+def test_who_approves_is_answered_with_the_sentence_naming_the_approver(handbook_engine):
+    answer = handbook_engine.ask("Who approves a leave of absence?", log=False)
+    assert answer.decision == "answer", (answer.support, answer.reason)
+    assert "Director of People" in first_sentence(answer), answer.text
+    assert answer.text.index("Director of People") < answer.text.index("[1]")
+
+
+def test_a_yes_no_question_is_answered_with_the_sentence_that_settles_it(handbook_engine):
+    answer = handbook_engine.ask("Do I get overtime pay for a training day?", log=False)
+    assert answer.decision == "answer", (answer.support, answer.reason)
+    assert first_sentence(answer) == "Overtime is not paid for training days."
+
+
+def test_a_rule_stated_for_another_group_does_not_answer(handbook_engine):
+    answered = handbook_engine.ask("How much notice must a permanent employee give before resigning?", log=False)
+    near_miss = handbook_engine.ask("How much notice must a contractor give before leaving?", log=False)
+    assert answered.decision == "answer" and "four weeks" in answered.text
+    assert near_miss.decision != "answer", (near_miss.support, near_miss.text)
+    assert near_miss.support.reader < answered.support.reader
+
+
+def test_the_reader_reads_the_answering_sentence_higher_than_its_neighbours(handbook_engine):
+    reader = handbook_engine.reader
+    question = "Who approves a leave of absence?"
+    sentences = [
+        "Each request for a leave of absence is approved by the Director of People.",
+        "A request for a leave of absence is made in writing at least one month before it starts.",
+        "Salary is not paid during a leave of absence.",
+    ]
+    p = reader.probabilities(question, [f"Staff Handbook: 1. Leave of absence: {s}" for s in sentences])
+    assert int(np.argmax(p)) == 0, p
+    assert reader.probabilities(question, []).shape == (0,)
+
+
+def test_the_reader_smoke_trains_in_seconds(tmp_path: Path):
+    from tests.conftest import run_module
+
+    out = tmp_path / "reader.pt"
+    result = run_module(
+        "pipeline.evaluation.train_reader", "--smoke", "--out", str(out), "--checkpoint", str(tmp_path / "ck.pt")
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    from pipeline.gate.reader import Reader
+
+    reader = Reader.load(out, precision="fp32")
+    assert reader.probabilities("Who approves?", ["The Dean approves.", "Fees are paid online."]).shape == (2,)
+    assert reader.info.max_length == 80
