@@ -57,6 +57,27 @@ class Claim:
     reported: bool = False  # "I heard ..." (hearsay) rather than a direct assertion
 
 
+# When the change happened or takes effect ("last month", "from this semester"): says nothing of
+# which rule changed, so it is no part of the claim's subject.
+_WHEN = re.compile(
+    r"\b(?:(?:from|since|as of|with effect from|starting|beginning)\s+)?"
+    r"(?:(?:last|this|next|the coming|the current|the new)\s+(?:week|month|semester|term|year|academic year|session)|"
+    r"(?:from|since|as of)\s+(?:now|today|now on)|recently|lately|henceforth)\b",
+    re.IGNORECASE,
+)
+
+
+def without_when(text: str) -> str:
+    """`text` without the words that say when a change happened ("last month", "from this semester")."""
+    return " ".join(_WHEN.sub(" ", text or "").split())
+
+
+def change_cue(text: str) -> str:
+    """The words that say a change happened ("changed to", "now", "has been cut"), or ""."""
+    found = _CHANGE_CUE.search(text or "")
+    return found.group(0) if found else ""
+
+
 def is_question(text: str) -> bool:
     text = text.strip()
     return text.endswith("?") or bool(_QUESTION_OR_REQUEST.match(text))

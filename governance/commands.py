@@ -1,9 +1,9 @@
 """The command-line face of the document library and the knowledge-gap export (a contract):
 
-    python -m governance documents add FILE... [--title T] [--version V] [--audience GROUPS] [--home DIR]
+    python -m governance documents add FILE... [--title T] [--version V] [--audience GROUPS] [--file-conflicts] [--home DIR]
     python -m governance documents list [--home DIR]
-    python -m governance documents retire DOC_ID [--home DIR]
-    python -m governance documents replace DOC_ID FILE [--audience GROUPS] [--home DIR]
+    python -m governance documents retire DOC_ID [--reason TEXT] [--home DIR]
+    python -m governance documents replace DOC_ID FILE [--audience GROUPS] [--file-conflicts] [--home DIR]
     python -m governance documents audience DOC_ID GROUPS [--home DIR]     (GROUPS: "everyone" or "hr,finance")
     python -m governance insights gaps --home DIR --csv FILE      (the open gaps; resolved ones left out)
     python -m governance backup create PATH [--home DIR]          (while the app runs; governance/backup.py)
@@ -11,7 +11,9 @@
     python -m governance documents critique FILE... | --library [--json] [--no-model] [--home DIR]
 
 Each acts as the `admin` account of the state directory, is audited like the Documents tab, and
-exits 1 with a one-line reason on bad input (nothing changed). `critique` changes nothing: it
+exits 1 with a one-line reason on bad input (nothing changed). `add` and `replace` print what the
+new text contradicts in the active library (`conflict: …`); with --file-conflicts each becomes a
+ticket for reviewers, as confirming them in the Documents tab does. `critique` changes nothing: it
 prints where each document's text is vague, names no owner, sets no deadline, states no
 consequence, contradicts itself or refers to parts that are not there (governance/critic).
 """
@@ -38,10 +40,15 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     listing = docs.add_parser("list", help="every document with its version, chunks and status")
     retire = docs.add_parser("retire", help="deprecate every chunk of a document (kept, reversible)")
     retire.add_argument("doc_id", metavar="DOC_ID")
+    retire.add_argument("--reason", default="retired from the command line", help="kept in the audit record")
     replace = docs.add_parser("replace", help="a new version of a document; only changed chunks are embedded")
     replace.add_argument("doc_id", metavar="DOC_ID")
     replace.add_argument("file", metavar="FILE")
     replace.add_argument("--audience", default="", help="who may read the new version (default: as before)")
+    for parser in (add, replace):
+        parser.add_argument(
+            "--file-conflicts", action="store_true", help="file each contradiction found as a ticket for reviewers"
+        )
     audience = docs.add_parser("audience", help='who may read a document: "everyone" or groups "hr,finance"')
     audience.add_argument("doc_id", metavar="DOC_ID")
     audience.add_argument("groups", metavar="GROUPS")
@@ -83,14 +90,14 @@ def _admin(config: Config) -> Identity:
     return Identity("local:admin", "admin", "admin")
 
 
-def _library(config: Config):
+def _governance(config: Config):
     from governance.audit import AuditLog
-    from governance.library import DocumentLibrary
+    from governance.service import GovernanceService
     from pipeline.engine import AnswerEngine
 
     config.home.mkdir(parents=True, exist_ok=True)
     engine = AnswerEngine(config)
-    return DocumentLibrary(engine, AuditLog(config.audit_path), config)
+    return GovernanceService(engine, AuditLog(config.audit_path), config)
 
 
 def _read(path: str) -> tuple[bytes, str]:
@@ -120,7 +127,7 @@ def run_critique(args: argparse.Namespace, config: Config) -> int:
 
             embed_model = MiniLMEmbedding()
         if args.library:
-            critic = PolicyCritic(_library(config).index, embed_model)
+            critic = PolicyCritic(_governance(config).documents.index, embed_model)
             critiques = critic.critique_library(_admin(config))
         else:
             critic = PolicyCritic(None, embed_model)
@@ -146,12 +153,13 @@ def run_documents(args: argparse.Namespace, config: Config) -> int:
     files = [args.file] if command == "replace" else getattr(args, "files", [])
     try:
         contents = [_read(f) for f in files]  # before loading anything: a missing file fails fast
-        library = _library(config)
+        governance = _governance(config)
+        library = governance.documents
         admin = _admin(config)
         if command == "list":
             _print_list(library.entries(admin))
         elif command == "retire":
-            print(library.retire(admin, args.doc_id, reason="command line").message)
+            print(library.retire(admin, args.doc_id, reason=args.reason).message)
         elif command == "audience":
             print(library.set_audience(admin, args.doc_id, args.groups).message)
         elif command == "add":
@@ -161,16 +169,34 @@ def run_documents(args: argparse.Namespace, config: Config) -> int:
             ]
             for p in prepared:
                 print("\n".join(p.audit_lines()))
-            for result in library.add(admin, prepared):
+            confirmed = _print_conflicts(library.conflicts(prepared), args.file_conflicts)
+            results, tickets = governance.add_documents(admin, prepared, confirmed)
+            for result in results:
                 print(result.message)
+            _print_tickets(tickets)
         elif command == "replace":
             data, name = contents[0]
             prepared = library.prepare(data, name, doc_id=args.doc_id, audience=args.audience)
-            print(library.replace(admin, args.doc_id, prepared).message)
+            confirmed = _print_conflicts(library.conflicts([prepared], replacing=args.doc_id), args.file_conflicts)
+            result, tickets = governance.replace_document(admin, args.doc_id, prepared, confirmed)
+            print(result.message)
+            _print_tickets(tickets)
     except (ValueError, PermissionError, OSError) as exc:  # DocumentError is a ValueError
         print(f"refused: {exc}".splitlines()[0], file=sys.stderr)
         return 1
     return 0
+
+
+def _print_conflicts(conflicts, file_them: bool) -> list[str]:
+    """Print each contradiction found; the keys of those to file as tickets."""
+    for c in conflicts:
+        print(f"conflict: {c.label()}")
+    return [c.key for c in conflicts] if file_them else []
+
+
+def _print_tickets(tickets) -> None:
+    for t in tickets:
+        print(f"filed {t.ticket_id} for reviewers: {t.claim}")
 
 
 def _print_list(entries) -> None:

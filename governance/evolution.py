@@ -2,8 +2,8 @@
 
 Before the index is touched, the whole change is written to `<home>/apply_journal.json`
 (atomically: temp file + fsync + rename): the old chunks with their embeddings and the new chunk
-versions with theirs. Then the old chunks are deprecated (kept, `superseded_by` set) and the new
-ones added. `recover()` at start-up reads a journal left behind by a killed process: a change that
+versions with theirs, and any section the reviewer adds to a document (a claim that adds a rule).
+Then the old chunks are deprecated (kept, `superseded_by` set) and the new ones added. `recover()` at start-up reads a journal left behind by a killed process: a change that
 had not been committed is rolled back (old chunks restored exactly, even one lost between the
 delete and re-add of a metadata update; new chunks removed), a committed one is completed. So the
 corpus is always fully before or fully after. Every step checks the current state first, so running
@@ -37,10 +37,21 @@ def bump_version(version: str) -> str:
     return f"{version or '1'}.1"
 
 
+def _version_key(version: str) -> tuple:
+    """ "1.10" after "1.9": versions compared part by part, numbers as numbers."""
+    return tuple((0, int(p)) if p.isdigit() else (1, p) for p in str(version or "").split("."))
+
+
 def new_chunk_id(ticket_id: str, old: TextNode) -> str:
     """Deterministic, so a retried apply targets the same id."""
     digest = hashlib.sha256(f"{ticket_id}\n{old.node_id}".encode()).hexdigest()[:12]
     return f"{old.metadata.get('doc_id', 'doc')}::{slugify(old.metadata.get('section', ''))}::t{digest}"
+
+
+def addition_chunk_id(ticket_id: str, doc_id: str, heading: str) -> str:
+    """Deterministic, so a retried apply targets the same id."""
+    digest = hashlib.sha256(f"{ticket_id}\n{doc_id}\n{heading}".encode()).hexdigest()[:12]
+    return f"{doc_id}::{slugify(heading)}::t{digest}"
 
 
 def _node_record(node: TextNode) -> dict:
@@ -89,8 +100,13 @@ class CorpusEvolution:
         self.journal_path.unlink(missing_ok=True)
 
     # -- planning ---------------------------------------------------------------------------------
-    def plan(self, ticket_id: str, replacements: dict[str, str], effective_date: str = "") -> dict:
-        """The full change: old chunks (with embeddings) and their new versions (embedded now)."""
+    def plan(
+        self, ticket_id: str, replacements: dict[str, str], effective_date: str = "", addition: dict | None = None
+    ) -> dict:
+        """The full change: old chunks (with embeddings) and their new versions (embedded now), and
+        a new section (`addition`: doc_id, heading, text) added to an active document.
+
+        `new` lists the old chunks' new versions in their order, then the added section."""
         effective_date = effective_date or time.strftime("%Y-%m-%d", time.gmtime())
         olds = self.index.get_nodes(list(replacements), with_embeddings=True)
         if len(olds) != len(replacements):
@@ -125,6 +141,8 @@ class CorpusEvolution:
             )
             node = chunk_to_node(chunk, status=ACTIVE, origin="ticket", supersedes=old.node_id, ticket_id=ticket_id)
             new_nodes.append(node)
+        if addition:
+            new_nodes.append(self._added_section(ticket_id, addition, effective_date))
         self.index.embed_nodes(new_nodes)
         return {
             "ticket_id": ticket_id,
@@ -133,6 +151,33 @@ class CorpusEvolution:
             "old": [_node_record(n) for n in olds],
             "new": [_node_record(n) for n in new_nodes],
         }
+
+    def _added_section(self, ticket_id: str, addition: dict, effective_date: str) -> TextNode:
+        """A new section of an active document: the document's title, owner and source, the next
+        version of the document and the last position in it."""
+        doc_id, heading, text = addition["doc_id"], addition["heading"].strip(), addition["text"].strip()
+        siblings = self.index.get_nodes(where={"$and": [{"doc_id": doc_id}, {"status": ACTIVE}]})
+        if not siblings:
+            raise ValueError(f"No active document {doc_id!r} to add the section to.")
+        if not heading or not text:
+            raise ValueError("A new section needs a heading and its text.")
+        meta = siblings[0].metadata
+        version = max((str(n.metadata.get("version", "")) for n in siblings), key=_version_key)
+        chunk = Chunk(
+            chunk_id=addition_chunk_id(ticket_id, doc_id, heading),
+            doc_id=doc_id,
+            title=meta.get("title", ""),
+            section=heading,
+            section_numbers="",
+            text=text,
+            version=bump_version(version),
+            effective_date=effective_date,
+            owner=meta.get("owner", ""),
+            source=meta.get("source", ""),
+            position=1 + max(int(n.metadata.get("position", 0)) for n in siblings),
+            content_hash=hashlib.sha256(text.encode("utf-8")).hexdigest()[:16],
+        )
+        return chunk_to_node(chunk, status=ACTIVE, origin="ticket", supersedes="", ticket_id=ticket_id)
 
     # -- applying and undoing ---------------------------------------------------------------------
     def apply(self, plan: dict, hook: Hook | None = None) -> dict:
@@ -154,7 +199,7 @@ class CorpusEvolution:
                     deprecated.append(old["id"])
             hook("deprecated")
             created = []
-            for _, new in pairs:
+            for new in plan["new"]:  # the new versions, then any added section
                 if new["id"] not in present:
                     self.index.add_nodes([_node_from_record(new)])
                     created.append(new["id"])

@@ -1,5 +1,6 @@
 """What the query log says: decision rates over time, σ against τ, latency, what gets cited, claims,
-the operator's numbers (errors, latency by stage, abstention reasons: governance.turn_stats), and
+the open conflicts between documents (seen in answers, or filed when a document was added), the
+operator's numbers (errors, latency by stage, abstention reasons: governance.turn_stats), and
 the knowledge gaps - abstained questions grouped by topic, each with the nearest section, and
 marked resolved once today's library answers them (governance.gap_resolution).
 
@@ -12,9 +13,9 @@ rather than a number of groups: the number of topics is what we want to learn).
 
 A reviewer sees only what their audience allows (pipeline.ground.audience): cited sections of
 documents they may not read are not counted for them, a gap question whose nearest sections they
-may not read is left out, and nearest sections and resolutions are looked up in what they may
-read. A chunk no longer in the index (removed by a later ingest) hides nothing: none of its text
-is shown.
+may not read is left out, so is a conflict with a side they may not read, and nearest sections and
+resolutions are looked up in what they may read. A chunk no longer in the index (removed by a
+later ingest) hides nothing: none of its text is shown.
 """
 
 from __future__ import annotations
@@ -283,6 +284,62 @@ def claims_summary(tickets) -> dict[str, int]:
     return dict(Counter(t.status for t in tickets))
 
 
+def open_conflicts(records: list[dict], index, tickets, audience: Audience = EVERYTHING) -> list[dict]:
+    """Conflicts still standing: pairs of active chunks that disagreed in answers (the query log's
+    `conflicts`) or that a conflict ticket still open names; the most seen first. A pair with a side
+    `audience` may not read is left out."""
+    seen: dict[str, dict] = {}
+    for r in records:
+        for c in r.get("conflicts") or []:
+            chunks = [str(x) for x in c.get("chunks") or []]
+            if len(chunks) != 2:
+                continue
+            key = "|".join(sorted(chunks))
+            row = seen.setdefault(
+                key,
+                {
+                    "chunks": chunks,
+                    "sentences": list(c.get("sentences") or []),
+                    "what": c.get("what", ""),
+                    "seen_in_answers": 0,
+                    "last_seen": "",
+                    "ticket": "",
+                },
+            )
+            row["seen_in_answers"] += 1
+            row["last_seen"] = max(row["last_seen"], str(r.get("ts", "")))
+    for t in tickets.list("open"):
+        if t.kind != "conflict" or not t.conflict:
+            continue
+        key = t.conflict.get("key") or "|".join(sorted(t.conflict.get("chunks", [])))
+        row = seen.setdefault(
+            key,
+            {
+                "chunks": list(t.conflict.get("chunks", [])),
+                "sentences": list(t.conflict.get("sentences", [])),
+                "what": t.conflict.get("what", ""),
+                "seen_in_answers": 0,
+                "last_seen": "",
+                "ticket": "",
+            },
+        )
+        row["ticket"] = t.ticket_id
+    if not seen:
+        return []
+    ids = sorted({c for row in seen.values() for c in row["chunks"]})
+    nodes = {n.node_id: n for n in index.get_nodes(ids)}
+    rows = []
+    for row in seen.values():
+        found = [nodes.get(c) for c in row["chunks"]]
+        if any(n is None or n.metadata.get("status") != "active" for n in found):
+            continue  # one side was changed or retired since: the conflict no longer stands
+        if not all(audience.can_read(n.metadata) for n in found if n is not None):
+            continue  # a side the reviewer may not read: none of its text is shown
+        row["where"] = " ↔ ".join(_section_label(n) for n in found)
+        rows.append(row)
+    return sorted(rows, key=lambda r: (-r["seen_in_answers"], r["where"]))
+
+
 class Insights:
     """The Insights tab's data for reviewers and admins (`review_tickets`); no usernames anywhere."""
 
@@ -306,6 +363,15 @@ class Insights:
         data = overview(records, section_of)
         data["claims"] = claims_summary(self.tickets.list(None))
         return data
+
+    def conflicts(self, identity) -> list[dict]:
+        """Open conflicts between active documents, for reviewers (governance.insights.open_conflicts)."""
+        from governance.identity import require
+
+        require(identity, "review_tickets")
+        return open_conflicts(
+            read_log(self.query_log, self.retention_days), self.index, self.tickets, identity.audience
+        )
 
     def gaps(self, identity) -> list[GapGroup]:
         from governance.identity import require

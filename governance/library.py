@@ -28,6 +28,7 @@ from pathlib import Path
 from llama_index.core.schema import NodeRelationship, RelatedNodeInfo, TextNode
 
 from governance.audit import AuditLog
+from governance.conflicts import Conflict, conflicts_with
 from governance.evolution import CorpusEvolution, bump_version
 from governance.identity import Identity, require
 from pipeline.ground.audience import Audience, audience_label, audience_metadata, groups_of, normalise_groups
@@ -45,6 +46,14 @@ Progress = Callable[[float, str], None]
 
 class DocumentRefused(DocumentError):
     """A library change that was not made; the message is safe to show and says why."""
+
+
+class SameTitle(DocumentRefused):
+    """An upload with the title (or id) of an active document: to be offered as its new version."""
+
+    def __init__(self, message: str, entry: LibraryEntry) -> None:
+        super().__init__(message)
+        self.entry = entry
 
 
 @dataclass(frozen=True)
@@ -259,7 +268,8 @@ class DocumentLibrary:
         return self.prepare(data, name, **fields)
 
     def check_new(self, prepared: PreparedDocument) -> None:
-        """Refuse a document whose content is already in the library, or whose id is taken (say which)."""
+        """Refuse a document whose content is already in the library, whose id is taken, or whose
+        title is an active document's (SameTitle: the caller offers to replace that one)."""
         duplicate = self._same_content(prepared)
         if duplicate:
             raise DocumentRefused(
@@ -268,11 +278,42 @@ class DocumentLibrary:
         existing = self.index.collection.get(where={"doc_id": prepared.doc_id}, include=["metadatas"])
         if existing["ids"]:
             entry = self._entry(prepared.doc_id, existing["metadatas"])
-            raise DocumentRefused(
+            message = (
                 f"{prepared.name}: a document with id {prepared.doc_id} is already in the library "
                 f'("{entry.title}" v{entry.version}, {entry.status}); replace that document instead, '
                 "or give this one another title."
             )
+            if entry.status == "active":
+                raise SameTitle(message, entry)
+            raise DocumentRefused(message)
+        same = self.active_with_title(prepared.title)
+        if same is not None:
+            raise SameTitle(
+                f'{prepared.name} has the title "{same.title}" of the active document {same.doc_id} '
+                f"(v{same.version}); replace {same.doc_id} with it (a new version) rather than adding a second "
+                "document with the same title, or give this one another title.",
+                same,
+            )
+
+    def active_with_title(self, title: str) -> LibraryEntry | None:
+        """The active document with this title (case and spacing aside), or None."""
+        wanted = " ".join(str(title or "").lower().split())
+        if not wanted:
+            return None
+        metas = self.index.collection.get(where={"status": ACTIVE}, include=["metadatas"])["metadatas"] or []
+        doc_ids = sorted(
+            {m.get("doc_id", "") for m in metas if " ".join(str(m.get("title", "")).lower().split()) == wanted}
+        )
+        for doc_id in doc_ids:
+            group = [m for m in metas if m.get("doc_id") == doc_id]
+            return self._entry(doc_id, group)
+        return None
+
+    def conflicts(self, prepared: list[PreparedDocument], replacing: str = "") -> list[Conflict]:
+        """What the uploads would contradict in the active library (the document they replace left
+        out): pairs of sentences stating one thing with different facts (governance.conflicts)."""
+        nodes = [chunk_to_node(c) for p in prepared for c in p.chunks]
+        return conflicts_with(self.index, nodes, exclude_doc=replacing)
 
     def _same_content(self, prepared: PreparedDocument) -> str:
         for key, value in (("file_sha256", prepared.file_sha256), ("text_sha256", prepared.text_sha256)):
@@ -473,9 +514,15 @@ class DocumentLibrary:
             return ChangeResult(doc_id, f"{doc_id} is now readable by {label}.", changed=list(changes))
 
     def retire(self, identity: Identity, doc_id: str, reason: str = "") -> ChangeResult:
-        """Deprecate every active chunk of a document (kept; `restore` brings them back)."""
+        """Deprecate every active chunk of a document (kept; `restore` brings them back). A reason
+        is required: it goes into the audit record."""
         require(identity, "ingest")
         doc_id = str(doc_id or "").strip()
+        reason = " ".join(str(reason or "").split())
+        if not reason:
+            raise DocumentRefused(f"Give a reason for retiring {doc_id or 'the document'}; the audit log keeps it.")
+        if len(reason) > 500:
+            raise DocumentRefused("Please keep the reason under 500 characters.")
         with self._lock:
             old = self.index.get_nodes(where={"$and": [{"doc_id": doc_id}, {"status": ACTIVE}]}, with_embeddings=True)
             if not old:

@@ -40,6 +40,13 @@ class Ticket:
     contradictions: list[dict] = field(default_factory=list)
     affected: list[dict] = field(default_factory=list)  # {"chunk_id", "doc_id", "title", "section", "version", "text"}
     replacements: dict[str, str] = field(default_factory=dict)  # chunk_id -> proposed new text
+    # "change" (a claim), "conflict" (two documents disagree, found when one was added)
+    kind: str = "change"
+    rules: list[dict] = field(default_factory=list)  # governance.rule_search.Rule.to_dict(), one per claimed value
+    # statements that lean on the claimed rule, flagged for the reviewer's edit (rule_search)
+    dependents: list[dict] = field(default_factory=list)
+    addition: dict | None = None  # a new section the reviewer adds: {"doc_id", "heading", "text"}
+    conflict: dict | None = None  # for a conflict ticket: governance.conflicts.Conflict.to_dict()
     status: str = "open"
     decision_reason: str = ""
     decided_by: str = ""

@@ -18,6 +18,7 @@ from typing import NamedTuple, TypedDict
 import numpy as np
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
+from pipeline.answer.conflicts import note_disagreements
 from pipeline.answer.direct import (
     arrange,
     cited_sentences,
@@ -506,6 +507,7 @@ class AnswerEngine:
                 ),
                 parts=[part.search for part, _ in searches],
             )
+        answer = note_disagreements(answer, pool, vectors)  # cited sentences that disagree are told
         if uncovered:
             answer.text = with_uncovered_parts(answer.text, uncovered)
             answer.uncovered_parts = uncovered

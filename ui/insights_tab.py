@@ -1,6 +1,6 @@
 """The Insights tab (reviewers, admins): plots from the query log, the operator's numbers (error
 rate, latency by stage over time, why Warrant abstained), the knowledge gaps, open or resolved, and
-the feedback users gave on answers (`ui.feedback_panel`).
+the open conflicts between documents, and the feedback users gave on answers (`ui.feedback_panel`).
 
 Questions are shown without who asked them. Hidden from other roles, which is presentation
 only: `Insights` checks the role itself on every call.
@@ -25,6 +25,7 @@ from ui.service import WarrantService
 
 _DECISIONS = ("answer", "clarify", "abstain", "out_of_scope", "memory", "error")
 _GAP_HEADERS = ["group", "size", "example questions", "nearest section", "status"]
+_CONFLICT_HEADERS = ["sections", "what differs", "sentences", "seen in answers", "last seen", "ticket"]
 _STAGE_COLOURS = {"retrieval": "#4a9d7f", "answer": "#6b7bd6", "llm": "#d68b4a", "total": "#555555"}
 
 
@@ -142,6 +143,12 @@ def build_insights_tab(
     gaps = gr.Dataframe(headers=_GAP_HEADERS, interactive=False, wrap=True, elem_id="warrant-gaps")
     export = gr.Button("Export gaps as CSV", size="sm", elem_id="warrant-gaps-export")
     csv_file = gr.File(label="CSV", interactive=False, elem_id="warrant-gaps-csv")
+    gr.Markdown(
+        "### Open conflicts\nActive sections that state one thing with different facts: seen in answers "
+        "(the answer told the reader), or filed as a ticket when a document was added. Resolve them in the "
+        "Review tab."
+    )
+    conflicts = gr.Dataframe(headers=_CONFLICT_HEADERS, interactive=False, wrap=True, elem_id="warrant-conflicts")
 
     def on_refresh(request: gr.Request):
         try:
@@ -149,11 +156,16 @@ def build_insights_tab(
             data = insights.overview(identity)
             ops = insights.operations(identity)
             groups = insights.gaps(identity)
+            standing = insights.conflicts(identity)
         except (PermissionDenied, ValueError) as exc:
-            return str(exc), None, None, None, None, None, None, gr.update()
+            return str(exc), None, None, None, None, None, None, gr.update(), gr.update()
         rows = [
             [g.group_id, g.size, " · ".join(q.question for q in g.questions[:3]), g.nearest_section, g.status]
             for g in groups
+        ]
+        conflict_rows = [
+            [c["where"], c["what"], " / ".join(c["sentences"]), c["seen_in_answers"], c["last_seen"], c["ticket"]]
+            for c in standing
         ]
         claim_pairs = sorted(data["claims"].items(), key=lambda kv: -kv[1])
         figures = (
@@ -165,7 +177,7 @@ def build_insights_tab(
             _bar_plot("Why it abstained (grouped reasons)", ops["abstention_reasons"]),
         )
         plt.close("all")
-        return (_latency_text(data, ops), *figures, rows)
+        return (_latency_text(data, ops), *figures, rows, conflict_rows)
 
     def on_export(request: gr.Request):
         try:
@@ -176,9 +188,9 @@ def build_insights_tab(
         count = write_gaps_csv(groups, path)
         return f"{count} questions in {len(groups)} groups.", str(path)
 
-    shown = [summary, rates, sigmas, cited, claims, latency, reasons, gaps]
-    refresh.click(on_refresh, None, shown, api_name="insights_refresh")
+    outputs = [summary, rates, sigmas, cited, claims, latency, reasons, gaps, conflicts]
+    refresh.click(on_refresh, None, outputs, api_name="insights_refresh")
     if tab is not None:
-        tab.select(on_refresh, None, shown, api_visibility="private")
+        tab.select(on_refresh, None, outputs, api_visibility="private")
     export.click(on_export, None, [summary, csv_file], api_name="insights_gaps_csv")
     build_feedback_panel(service, identity_of, tab, refresh)

@@ -37,6 +37,9 @@ CSS = """
 .warrant-meter-tau {position:absolute; top:-3px; width:2px; height:18px; background:#24292f;}
 .warrant-muted {color:#57606a; font-size:0.9em;}
 .warrant-removed summary {cursor:pointer; color:#57606a;}
+.warrant-diff {white-space:pre-wrap; border:1px solid #d0d7de; border-radius:8px; padding:8px 10px;}
+.warrant-del {background:#ffebe9; color:#82071e; text-decoration:line-through;}
+.warrant-ins {background:#dafbe1; color:#116329; text-decoration:underline;}
 .warrant-verdict {font-weight:600; font-size:1.05em;}
 .warrant-verdict-strong {color:#1a7f37;} .warrant-verdict-weak {color:#9a6700;} .warrant-verdict-split {color:#0969da;}
 .warrant-support-details summary {cursor:pointer; color:#57606a; margin-top:4px;}
@@ -66,8 +69,10 @@ def esc(text: object) -> str:
 def md_text(text: object) -> str:
     """User-written text placed in Markdown, shown as text: HTML escaped and every Markdown
     punctuation mark backslash-escaped, so no link, image or emphasis comes out of it - not even
-    the links GFM makes of bare URLs, `<http://…>` and e-mail addresses."""
-    escaped = _MD_SPECIAL.sub(r"\\\1", html.escape(str(text if text is not None else ""), quote=True))
+    the links GFM makes of bare URLs, `<http://…>` and e-mail addresses. Quotes stay as typed: in
+    Markdown's text they open no attribute, and the entity an escaped quote becomes ("&#x27;")
+    would have its "#" escaped too and show as written."""
+    escaped = _MD_SPECIAL.sub(r"\\\1", html.escape(str(text if text is not None else ""), quote=False))
     return _WWW.sub(r"\1\\.", escaped)
 
 
@@ -79,10 +84,31 @@ def code_block(text: str) -> str:
     return f"{fence}\n{text}\n{fence}"
 
 
+_WORDS = re.compile(r"\s+|[^\s]+")
+
+
+def diff_html(before: str, after: str) -> str:
+    """`before` → `after` word by word: removed words struck through, added ones underlined; all
+    text escaped."""
+    import difflib
+
+    old, new = _WORDS.findall(before or ""), _WORDS.findall(after or "")
+    parts = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+        if op == "equal":
+            parts.append(esc("".join(old[i1:i2])))
+            continue
+        if i2 > i1:
+            parts.append(f"<del class='warrant-del'>{esc(''.join(old[i1:i2]))}</del>")
+        if j2 > j1:
+            parts.append(f"<ins class='warrant-ins'>{esc(''.join(new[j1:j2]))}</ins>")
+    return f"<div class='warrant-diff'>{''.join(parts)}</div>"
+
+
 def _md_text(text: str) -> str:
     """Plain text for a Markdown bubble: HTML escaped, Markdown punctuation backslash-escaped,
     then the citation markers put back so `[1]` still reads as a marker."""
-    safe = _WWW.sub(r"\1\\.", _MD_SPECIAL.sub(r"\\\1", html.escape(str(text or ""), quote=False)))
+    safe = md_text(text or "")
     return re.sub(r"\\\[(\d+)\\\]", r"[\1]", safe)
 
 

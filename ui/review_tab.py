@@ -1,4 +1,9 @@
-"""The review tab (queue, ticket, side-by-side replacement, decide), the audit panel, "My claims".
+"""The review tab (queue, ticket, side-by-side replacement with a diff, decide), the audit panel, "My claims".
+
+A ticket lists every statement of the claimed rule in the library, each with its proposed edit,
+and the statements that lean on it (flagged); a section can be kept unchanged; a claim that adds a
+rule is approved as a new section. Once decided, the version in force is shown as the current
+text and nothing is editable.
 
 Handlers are thin: each takes the identity from the request and calls `service.governance`, which
 checks the role itself; a hidden tab is presentation, not security. Errors the service raises for
@@ -13,7 +18,9 @@ from collections.abc import Callable
 import gradio as gr
 
 from governance.identity import Identity, PermissionDenied
+from governance.service import DECIDABLE
 from governance.tickets import STATUSES, Ticket
+from ui.render import diff_html
 from ui.render import md_text as esc
 from ui.service import WarrantService
 from ui.uploads import uploaded_path
@@ -52,15 +59,41 @@ def ticket_markdown(ticket: Ticket) -> str:
     lines.append(
         f"**Trust {ticket.trust.get('score', 0):.2f}:** " + "; ".join(esc(r) for r in ticket.trust.get("reasons", []))
     )
-    if ticket.contradictions:
-        lines.append("**Contradictions** (claim ↔ current text):")
+    if ticket.kind == "conflict" and ticket.conflict:
+        c = ticket.conflict
+        lines.append(
+            f"**Two documents disagree** ({esc(c.get('what', ''))}), found when a document was added: edit the "
+            "section that is wrong (or both) so they agree; the approval checks that they no longer disagree."
+        )
+    elif ticket.contradictions:
+        sections = len({c["chunk_id"] for c in ticket.contradictions})
+        lines.append(
+            f"**Every statement of the rule in the library** ({sections} section(s); claim ↔ current text), "
+            "each with a proposed edit below:"
+        )
         lines += [
             f"- {esc(c['kind'])} in {esc(c['section'])}: “{esc(c['claim_span']['text'])}” ↔ "
             f"“{esc(c['chunk_span']['text'][:300])}”"
             for c in ticket.contradictions
         ]
     else:
-        lines.append("**Contradictions:** none found against the active chunks")
+        lines.append(
+            "**Contradictions:** none found against the active chunks. If the claim adds a rule, approve it "
+            "as a new section (below)."
+        )
+    if ticket.dependents:
+        lines.append("**Flagged for your edit** (statements that lean on the rule):")
+        lines += [
+            f"- {'⚠ ' if d.get('no_longer_fits') else ''}{esc(d['title'])}, {esc(d['section'])}: "
+            f"“{esc(d['sentence'][:300])}” - {esc(d['reason'])}"
+            for d in ticket.dependents
+        ]
+    if ticket.addition:
+        a = ticket.addition
+        lines.append(
+            f"**New section** (approves the claim as an addition): {esc(a['doc_id'])} § {esc(a['heading'])}: "
+            f"{esc(a['text'][:1500])}"
+        )
     if ticket.decision_reason:
         lines.append(
             f"**Decision** by {esc(ticket.decided_by)} at {esc(ticket.decided_at)}: {esc(ticket.decision_reason)}"
@@ -76,6 +109,11 @@ def ticket_markdown(ticket: Ticket) -> str:
 
 def _affected_choices(ticket: Ticket) -> list[tuple[str, str]]:
     return [(f"{a['title']} · {a['section']} (v{a['version']})", a["chunk_id"]) for a in ticket.affected]
+
+
+def is_decidable(ticket: Ticket) -> bool:
+    """Open, or an approval that failed its check (it changed nothing): Approve and Reject apply."""
+    return ticket.status in DECIDABLE
 
 
 def review_label(open_tickets: int) -> str:
@@ -98,11 +136,20 @@ def build_review_tab(
         ticket_id = gr.Textbox(label="Ticket id", placeholder="click a row or paste an id", elem_id="warrant-ticket-id")
         load = gr.Button("Open ticket")
     details = gr.Markdown("", elem_id="warrant-ticket")
-    chunk = gr.Dropdown(choices=[], label="Affected chunk", interactive=True)
+    chunk = gr.Dropdown(choices=[], label="Affected section", interactive=True, elem_id="warrant-affected")
     with gr.Row():
-        current = gr.Textbox(label="Current text (active)", lines=8, interactive=False)
+        current = gr.Textbox(label="Current text (active)", lines=8, interactive=False, elem_id="warrant-current")
         proposed = gr.Textbox(label="Proposed replacement (editable)", lines=8, elem_id="warrant-replacement")
-    save = gr.Button("Save replacement text", size="sm")
+    diff = gr.HTML("", elem_id="warrant-diff")
+    with gr.Row():
+        save = gr.Button("Save replacement text", size="sm", elem_id="warrant-save")
+        keep = gr.Button("Keep this section unchanged", size="sm", elem_id="warrant-keep")
+    with gr.Accordion("Approve as a new section (a claim that adds a rule)", open=False):
+        with gr.Row():
+            add_doc = gr.Dropdown(choices=[], label="Document", interactive=True, elem_id="warrant-add-doc")
+            add_heading = gr.Textbox(label="Heading of the new section", elem_id="warrant-add-heading")
+        add_text = gr.Textbox(label="Text of the new section", lines=4, elem_id="warrant-add-text")
+        add_save = gr.Button("Save new section", size="sm", elem_id="warrant-add-save")
     reason = gr.Textbox(label="Reason for the decision (required)", elem_id="warrant-reason")
     gr.Markdown(
         "A claim is decided by a reviewer or admin other than the person who filed it.", elem_classes=["warrant-muted"]
@@ -114,18 +161,85 @@ def build_review_tab(
     def _queue(identity: Identity, status: str) -> list[list]:
         return queue_rows(gov.list_tickets(identity, None if status == _ANY else status))
 
-    def _chunk_texts(ticket: Ticket, chunk_id: str | None) -> tuple[str, str]:
-        current_text = next((a["text"] for a in ticket.affected if a["chunk_id"] == chunk_id), "")
-        return current_text, ticket.replacements.get(chunk_id or "", "")
+    def _texts(identity: Identity, ticket: Ticket, chunk_id: str | None):
+        """The current and proposed boxes and the diff between them. Once approved, the version in
+        force is the current text (and the previous one is shown beside it), nothing is editable."""
+        before = next((a["text"] for a in ticket.affected if a["chunk_id"] == chunk_id), "")
+        if ticket.status == "approved":
+            now = gov.versions_after(identity, ticket.ticket_id).get(chunk_id or "")
+            if now is not None:
+                return (
+                    gr.update(value=now["text"], label=f"Current text (active, v{now['version']})"),
+                    gr.update(value=before, label="Previous text (deprecated, kept)", interactive=False),
+                    diff_html(before, now["text"]),
+                )
+            return (
+                gr.update(value=before, label="Current text (active: kept unchanged)"),
+                gr.update(value=before, label="Previous text", interactive=False),
+                "",
+            )
+        proposed_text = ticket.replacements.get(chunk_id or "", "")
+        editable = is_decidable(ticket)
+        return (
+            gr.update(value=before, label="Current text (active)"),
+            gr.update(
+                value=proposed_text,
+                label="Proposed replacement (editable)" if editable else "Proposed replacement",
+                interactive=editable,
+            ),
+            diff_html(before, proposed_text) if proposed_text else "",
+        )
+
+    def _controls(identity: Identity, ticket: Ticket):
+        """Approve, Reject and every edit apply only to a ticket that can still be decided."""
+        live = is_decidable(ticket)
+        addition = ticket.addition or {}
+        documents = gov.documents_for_additions(identity) if live else []
+        return (
+            gr.update(interactive=live),
+            gr.update(interactive=live),
+            gr.update(interactive=live and bool(ticket.affected)),
+            gr.update(interactive=live and bool(ticket.affected)),
+            gr.update(choices=documents, value=addition.get("doc_id"), interactive=live),
+            gr.update(value=addition.get("heading", ""), interactive=live),
+            gr.update(
+                value=addition.get("text", "") or (ticket.statement if not ticket.affected else ""), interactive=live
+            ),
+            gr.update(interactive=live),
+        )
 
     def _show(identity: Identity, tid: str, note: str = ""):
         ticket = gov.get_ticket(identity, tid)
         choices = _affected_choices(ticket)
+        if ticket.status == "approved" and ticket.addition:
+            added = next((k for k, v in gov.versions_after(identity, tid).items() if k == v["chunk_id"]), None)
+            if added:
+                choices.append((f"New section · {ticket.addition['heading']}", added))
         first = choices[0][1] if choices else None
-        cur, new = _chunk_texts(ticket, first)
-        return note, ticket_markdown(ticket), gr.update(choices=choices, value=first), cur, new
+        cur, new, changes = (
+            _texts(identity, ticket, first) if ticket.affected else _added_texts(identity, ticket, first)
+        )
+        return (
+            note,
+            ticket_markdown(ticket),
+            gr.update(choices=choices, value=first),
+            cur,
+            new,
+            changes,
+            *_controls(identity, ticket),
+        )
 
-    no_change = (gr.update(), gr.update(), gr.update(), gr.update())
+    def _added_texts(identity: Identity, ticket: Ticket, chunk_id: str | None):
+        now = gov.versions_after(identity, ticket.ticket_id).get(chunk_id or "") if chunk_id else None
+        if now is None:
+            return gr.update(value="", label="Current text (active)"), gr.update(value=""), ""
+        return (
+            gr.update(value=now["text"], label=f"Current text (active, new section, v{now['version']})"),
+            gr.update(value="", label="Previous text (none: a new section)", interactive=False),
+            diff_html("", now["text"]),
+        )
+
+    no_change = (gr.update(),) * 12
 
     def show_queue(status: str, request: gr.Request):
         try:
@@ -149,16 +263,40 @@ def build_review_tab(
 
     def pick_chunk(tid: str, chunk_id: str, request: gr.Request):
         try:
-            return _chunk_texts(gov.get_ticket(identity_of(request), tid), chunk_id)
+            identity = identity_of(request)
+            ticket = gov.get_ticket(identity, tid)
+            if ticket.affected and any(a["chunk_id"] == chunk_id for a in ticket.affected):
+                return _texts(identity, ticket, chunk_id)
+            return _added_texts(identity, ticket, chunk_id)
         except (PermissionDenied, ValueError):
-            return gr.update(), gr.update()
+            return gr.update(), gr.update(), gr.update()
 
     def save_text(tid: str, chunk_id: str, text: str, request: gr.Request):
         try:
-            gov.edit_replacement(identity_of(request), tid, chunk_id, text)
-            return "Replacement text saved."
+            identity = identity_of(request)
+            ticket = gov.edit_replacement(identity, tid, chunk_id, text)
+            before = next((a["text"] for a in ticket.affected if a["chunk_id"] == chunk_id), "")
+            return "Replacement text saved.", diff_html(before, ticket.replacements[chunk_id])
         except (PermissionDenied, ValueError) as exc:
-            return str(exc)
+            return str(exc), gr.update()
+
+    def keep_section(tid: str, chunk_id: str, request: gr.Request):
+        try:
+            identity = identity_of(request)
+            ticket = gov.keep_unchanged(identity, tid, chunk_id)
+            return "This section will be left as it is; the approval names it as kept.", *_texts(
+                identity, ticket, chunk_id
+            )
+        except (PermissionDenied, ValueError) as exc:
+            return str(exc), gr.update(), gr.update(), gr.update()
+
+    def save_addition(tid: str, doc: str, heading: str, text: str, request: gr.Request):
+        try:
+            identity = identity_of(request)
+            ticket = gov.set_addition(identity, tid, doc, heading, text)
+            return "New section saved: approve to add it.", ticket_markdown(ticket)
+        except (PermissionDenied, ValueError) as exc:
+            return str(exc), gr.update()
 
     def decide(verdict: str):
         def handler(tid: str, why: str, status: str, request: gr.Request):
@@ -168,7 +306,8 @@ def build_review_tab(
                 note = {
                     "approved": "Approved: the new version is live and the old one deprecated.",
                     "rejected": "Rejected: the corpus is unchanged.",
-                    "failed": "The change failed its post-update check and was rolled back.",
+                    "failed": "The change failed its post-update check and was rolled back: "
+                    + ticket.check.get("reason", ""),
                 }[ticket.status]
                 return (*_show(identity, tid, note), _queue(identity, status))
             except (PermissionDenied, ValueError) as exc:
@@ -183,15 +322,35 @@ def build_review_tab(
         except (PermissionDenied, ValueError) as exc:
             return str(exc), gr.update(), gr.update()
 
-    ticket_outputs = [message, details, chunk, current, proposed]
+    # The first five outputs are the ticket's text, as the API has always returned them.
+    ticket_outputs = [
+        message,
+        details,
+        chunk,
+        current,
+        proposed,
+        diff,
+        approve,
+        reject,
+        save,
+        keep,
+        add_doc,
+        add_heading,
+        add_text,
+        add_save,
+    ]
     refresh.click(show_queue, [status_filter], [message, queue], api_name="review_queue")
     if tab is not None:
         tab.select(open_tab, [status_filter], [message, queue, tab], api_visibility="private")
     status_filter.change(show_queue, [status_filter], [message, queue], api_visibility="private")
     load.click(open_ticket, [ticket_id], ticket_outputs, api_name="review_ticket")
     queue.select(pick_row, [queue], [ticket_id, *ticket_outputs], api_visibility="private")
-    chunk.change(pick_chunk, [ticket_id, chunk], [current, proposed], api_visibility="private")
-    save.click(save_text, [ticket_id, chunk, proposed], [message], api_name="review_edit")
+    chunk.change(pick_chunk, [ticket_id, chunk], [current, proposed, diff], api_visibility="private")
+    save.click(save_text, [ticket_id, chunk, proposed], [message, diff], api_name="review_edit")
+    keep.click(keep_section, [ticket_id, chunk], [message, current, proposed, diff], api_name="review_keep")
+    add_save.click(
+        save_addition, [ticket_id, add_doc, add_heading, add_text], [message, details], api_name="review_addition"
+    )
     approve.click(
         decide("approve"), [ticket_id, reason, status_filter], [*ticket_outputs, queue], api_name="review_approve"
     )

@@ -51,9 +51,11 @@ def cites_gold(citations, gold: list[dict], chunk_meta: dict[str, dict]) -> bool
 def answer_sentences_text(answer) -> str:
     """The answer's own sentences: without the notice added when the user stated a policy change
     (it quotes the section the claim conflicts with and offers a ticket; it answers nothing), nor
+    the notice that two cited sentences disagree (it quotes them; pipeline.answer.conflicts), nor
     the line naming the parts of the message no evidence covers (pipeline.answer.parts)."""
     text = answer.text
-    for note in ((answer.policy_claim or {}).get("note", ""), uncovered_note(answer.uncovered_parts)):
+    notes = ((answer.policy_claim or {}).get("note", ""), answer.conflict_note, uncovered_note(answer.uncovered_parts))
+    for note in notes:
         text = text.replace(note, "").strip() if note else text
     return text
 

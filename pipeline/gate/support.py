@@ -20,7 +20,6 @@ be switched one by one and measured (`python -m pipeline.eval --outside … --ab
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 
@@ -35,16 +34,14 @@ from pipeline.ground.records import SupportScore
 from pipeline.ingest.index import chunk_words
 from pipeline.ingest.sentence_vectors import SentenceVectorStore, sentence_cosines
 from pipeline.ingest.term_stats import TermStats
-from pipeline.language import glossary
 from pipeline.language.question import Question, analyse_question
 from pipeline.language.restatement import restates
+from pipeline.language.statements import Statement, statement_of
 from pipeline.language.text import (
     canonical_terms,
     has_negation,
-    is_currency,
     is_generic,
     is_number,
-    named_in,
     quantities,
     split_sentences,
 )
@@ -98,32 +95,7 @@ def _evidence_window(nodes: list[NodeWithScore], margin: float, limit: int) -> l
     return [n for n in nodes[:limit] if (n.score or 0.0) >= best - margin]
 
 
-@dataclass(frozen=True)
-class _Statement:
-    """What the conflict check compares, computed once per sentence (not once per pair)."""
-
-    terms: frozenset[str]
-    named: frozenset[str]
-    amounts: dict  # quantity kind -> its values; bare numbers ("n:") left out
-    negated: bool
-
-
-@functools.lru_cache(maxsize=32768)  # evidence chunks recur across questions
-def _statement(sentence: str) -> _Statement:
-    amounts: dict[str, set[str]] = {}
-    for q in quantities(sentence):
-        if not q.startswith("n:"):
-            amounts.setdefault(q.split(":")[0], set()).add(q)
-    terms = frozenset(t for t in canonical_terms(sentence) if not any(ch.isdigit() for ch in t) and not is_currency(t))
-    # programme and role names (the glossary's named_groups): two statements naming different
-    # ones are about different things
-    return _Statement(terms, named_in(sentence), amounts, has_negation(sentence))
-
-
-glossary.on_change(_statement.cache_clear)  # its terms and names come from the glossary in use
-
-
-def _statement_conflicts(a: _Statement, b: _Statement) -> bool:
+def _statement_conflicts(a: Statement, b: Statement) -> bool:
     """Same statement (nearly the same words, same named things) with different facts."""
     if len(a.terms) < 2 or len(b.terms) < 2:
         return False
@@ -137,7 +109,7 @@ def _statement_conflicts(a: _Statement, b: _Statement) -> bool:
 
 def consistency_of(texts: list[str]) -> float:
     """1.0 when the chunks agree; falls with each pair of conflicting statements between chunks."""
-    statements = [[_statement(s) for s in split_sentences(t)] for t in texts]
+    statements = [[statement_of(s) for s in split_sentences(t)] for t in texts]
     conflicts = 0
     for i in range(len(statements)):
         for j in range(i + 1, len(statements)):

@@ -45,6 +45,10 @@ def append_query_log(
         "tau": support.tau if support else None,
         "reason": answer.reason,
         "sources": [c.chunk_id for c in answer.citations],
+        # cited sentences that disagree (pipeline/answer/conflicts.py): Insights lists the open ones
+        "conflicts": [
+            {"chunks": c["chunks"], "sentences": c["sentences"], "what": c["what"]} for c in answer.conflicts
+        ],
         "timings_ms": answer.timings_ms,
         "kind": kind,
         "error": error,

@@ -112,6 +112,11 @@ class Answer:
     # Set only when an LLM wrote (or tried to write) the answer (pipeline/answer/generate.py): mode
     # "generated" or "extractive" (fallback), notice, error kind, removed sentences with reasons.
     generation: dict | None = None
+    # Cited sentences of different chunks that state one thing with different facts
+    # (pipeline/answer/conflicts.py): each {"n", "chunks", "titles", "sections", "sentences", "what"},
+    # and the notice appended to `text` that tells the reader (not an answer sentence).
+    conflicts: list[dict] = field(default_factory=list)
+    conflict_note: str = ""
 
     def to_dict(self) -> dict:
         return asdict(self)

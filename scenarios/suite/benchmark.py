@@ -68,7 +68,11 @@ def run(
         loo_result,
         service.engine.tau,
         result.system,
-        extra={"state_dir": str(home), "seconds": round(time.perf_counter() - started, 1)},
+        extra={
+            "state_dir": str(home),
+            "seconds": round(time.perf_counter() - started, 1),
+            "library_contradictions": result.library_contradictions,
+        },
         baseline_outcomes=result.baseline,
     )
     write_all(report, result.system, result.baseline, out)

@@ -113,6 +113,22 @@ def write_markdown(report: dict, path: Path) -> None:
             for f in report["loo_failures"]
         ]
         lines.append("")
+    library = report.get("library_contradictions") or {}
+    if library:
+        start = library.get("start", {})
+        lines += [
+            "## Contradicting chunk pairs in the active library",
+            "",
+            f"Pairs of active chunks that state one thing with different facts (governance.conflicts): "
+            f"**{start.get('pairs', 'n/a')}** before the first turn"
+            + "".join(
+                f"; **{a['pairs']}** after the approval of `{a['ticket']}`" for a in library.get("after_approvals", [])
+            )
+            + ".",
+            "",
+        ]
+        conflicts = (library.get("after_approvals") or [start])[-1].get("conflicts", [])
+        lines += [f"- {c}" for c in conflicts] + ([""] if conflicts else [])
     cats = report.get("categories", {})
     if cats.get("system"):
         lines += [

@@ -33,6 +33,17 @@ class RunResult:
     baseline: list[Outcome] = field(default_factory=list)
     sessions: int = 0
     turns: int = 0
+    # Pairs of active chunks that contradict each other (governance.conflicts), counted before the
+    # first turn and after every approved ticket: an approval must leave none it did not find.
+    library_contradictions: dict = field(default_factory=dict)
+
+
+def count_contradictions(service) -> dict:
+    """The active library's contradicting chunk pairs now: how many, and which."""
+    from governance.conflicts import library_conflicts
+
+    found = library_conflicts(service.engine.index)
+    return {"pairs": len(found), "conflicts": [c.label() for c in found]}
 
 
 def load_sessions(folder: Path = SESSIONS_DIR, only: list[str] | None = None) -> list[dict]:
@@ -205,7 +216,13 @@ def _ticket_status(result) -> str:
 
 
 def run_action(
-    step: dict, outcome: Outcome, service, identity: Identity, tickets: dict[str, str], reviewed: dict[str, str]
+    step: dict,
+    outcome: Outcome,
+    service,
+    identity: Identity,
+    tickets: dict[str, str],
+    reviewed: dict[str, str],
+    after_approval: list[dict] | None = None,
 ) -> None:
     gov = service.governance
     want = step.get("expect", {}).get("ticket", "")
@@ -245,6 +262,8 @@ def run_action(
             word = {"approved": ("approv", "implement"), "rejected": ("reject",)}.get(want, (want,))
             outcome.checks["ticket"] = any(w in outcome.decision.lower() for w in word)
             reviewed[step["label"]] = outcome.decision
+            if after_approval is not None and outcome.decision == "approved":
+                after_approval.append({"ticket": step["label"], **count_contradictions(service)})
         else:
             outcome.evaluable, outcome.note = False, f"unknown action {step['action']!r}"
     except (TypeError, AttributeError, NotImplementedError) as exc:
@@ -261,6 +280,8 @@ def run_action(
 
 def run_sessions(service, sessions: list[dict], progress=None) -> RunResult:
     result = RunResult(sessions=len(sessions))
+    after_approval: list[dict] = []
+    result.library_contradictions = {"start": count_contradictions(service), "after_approvals": after_approval}
     chunks = _Chunks(service.engine)
     tickets: dict[str, str] = {}
     reviewed: dict[str, str] = {}  # ticket label -> status reached through a reviewer's decision
@@ -280,7 +301,7 @@ def run_sessions(service, sessions: list[dict], progress=None) -> RunResult:
             }
             if "action" in step:
                 outcome = Outcome(kind="action", say=f"{step['action']} {step.get('label', '')}".strip(), **base)
-                run_action(step, outcome, service, identity, tickets, reviewed)
+                run_action(step, outcome, service, identity, tickets, reviewed, after_approval)
                 result.system.append(outcome)
                 continue
             text = step["say"]

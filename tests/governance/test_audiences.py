@@ -78,6 +78,24 @@ def test_a_claim_about_a_restricted_section_is_not_compared_with_it_for_an_outsi
     inside = service.chat(_who(service, "hrclerk"), claim).answer
     assert inside.policy_claim and inside.policy_claim["conflicts"]
     assert "three weeks" in inside.policy_claim["note"]
+    # Filed as a ticket, the claim's rule is looked for only in what its author may read.
+    filed_outside = service.governance.file_ticket(_who(service, "stu"), claim)
+    assert not [a for a in filed_outside.affected if a["doc_id"] == "hr-pay"]
+    filed_inside = service.governance.file_ticket(_who(service, "hrclerk"), claim)
+    assert [a for a in filed_inside.affected if a["doc_id"] == "hr-pay"]
+
+
+def test_a_conflict_with_a_restricted_side_is_shown_only_to_reviewers_who_may_read_it(service):
+    index = service.governance.documents.index
+    (hr,) = index.get_nodes(where={"$and": [{"doc_id": "hr-pay"}, {"section": "1. Severance"}]})
+    fees = index.get_nodes(where={"doc_id": "fees"})[0]
+    seen = {"chunks": [hr.node_id, fees.node_id], "sentences": ["three weeks", "fees"], "what": "weeks"}
+    with service.config.query_log_path.open("a", encoding="utf-8") as log:
+        log.write(json.dumps({"ts": "2030-01-01T00:00:00Z", "decision": "answer", "conflicts": [seen]}) + "\n")
+    insights = service.governance.insights
+    assert insights.conflicts(_who(service, "rev")) == []
+    (row,) = insights.conflicts(_who(service, "hrrev"))
+    assert row["chunks"] == [hr.node_id, fees.node_id]
 
 
 def test_the_document_view_answers_a_restricted_document_as_a_missing_one(service):

@@ -26,7 +26,8 @@ STUDENT = Identity("local:stu", "stu", "user")
 REVIEWER = Identity("local:rev", "rev", "reviewer")
 CLAIM = "The revaluation fee is now Rs. 800 per course."
 
-# Files a ticket and approves it; at `step` the hook leaves a marker and waits to be killed.
+# Files a ticket and approves it; at `step` the hook leaves a marker and waits to be killed. With a
+# document, heading and text after the claim, the claim is approved as a new section.
 _CHILD = textwrap.dedent("""
     import sys, time
     from pathlib import Path
@@ -36,21 +37,26 @@ _CHILD = textwrap.dedent("""
     from pipeline.ground.config import load_config
     from pipeline.engine import AnswerEngine
 
-    home, docs, step = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
+    home, docs, step, claim = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], sys.argv[4]
     config = load_config().with_home(home)
     engine = AnswerEngine(config)
     engine.ingest(docs)
     gov = GovernanceService(engine, AuditLog(config.audit_path), config)
-    ticket = gov.file_ticket(Identity("local:stu", "stu", "user"), {claim!r})
+    reviewer = Identity("local:rev", "rev", "reviewer")
+    ticket = gov.file_ticket(Identity("local:stu", "stu", "user"), claim)
     (home / "ticket_id").write_text(ticket.ticket_id)
+    if len(sys.argv) > 5:
+        gov.set_addition(reviewer, ticket.ticket_id, *sys.argv[5:8])
 
     def hook(at):
         if at == step:
             (home / "killed_at").write_text(at)
             time.sleep(120)
 
-    gov.decide(Identity("local:rev", "rev", "reviewer"), ticket.ticket_id, "approve", "circular", hook=hook)
-""").format(claim=CLAIM)
+    gov.decide(reviewer, ticket.ticket_id, "approve", "circular", hook=hook)
+""")
+ADDITION_CLAIM = "Library books can now be renewed online."
+ADDITION = ("library", "3. Online Renewals", "Borrowed books can be renewed online through the library portal.")
 
 
 def _corpus(engine) -> dict:
@@ -61,18 +67,18 @@ def _corpus(engine) -> dict:
     }
 
 
-def _kill_mid_apply(tmp_path: Path, docs: Path, step: str) -> Path:
+def _kill_mid_apply(tmp_path: Path, docs: Path, step: str, claim: str = CLAIM, *addition: str) -> Path:
     home = tmp_path / "home"
     script = tmp_path / "child.py"
     script.write_text(_CHILD, encoding="utf-8")
     child = subprocess.Popen(
-        [sys.executable, str(script), str(home), str(docs), step],
+        [sys.executable, str(script), str(home), str(docs), step, claim, *addition],
         cwd=REPO,
         env=subprocess_env(),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
     )
-    deadline = time.time() + 240
+    deadline = time.time() + 600  # a safeguard, not a speed target: the child loads the model and ingests
     try:
         while not (home / "killed_at").exists():
             if child.poll() is not None:
@@ -120,6 +126,24 @@ def test_killed_apply_recovers_to_before_or_after(tmp_path, tiny_docs, embed_mod
     assert AuditLog(home / "audit.jsonl").verify().ok
     plan_like = {"old": [], "new": []}
     assert gov.evolution.apply(plan_like) == {"deprecated": [], "created": []}
+
+
+@pytest.mark.parametrize("step,expected", [("created", "before"), ("committed", "after")])
+def test_a_killed_addition_recovers_to_before_or_after(tmp_path, tiny_docs, embed_model, step, expected):
+    """Issue 31 item 2: a new section goes the same crash-safe way as a replaced one."""
+    home = _kill_mid_apply(tmp_path, tiny_docs, step, ADDITION_CLAIM, *ADDITION)
+    ticket_id = (home / "ticket_id").read_text()
+    engine, gov = _restart(home, embed_model)
+    assert not (home / "apply_journal.json").exists()
+    added = [k for k in _corpus(engine) if k.startswith("library::3-online-renewals")]
+    ticket = gov.tickets.get(ticket_id)
+    if expected == "before":
+        assert added == [] and len(_corpus(engine)) == 5 and ticket.status == "open" and ticket.notes
+    else:
+        assert ticket.status == "approved" and len(added) == 1 and ticket.new_chunk_ids == added
+        assert _corpus(engine)[added[0]][0] == "active"
+    assert "deprecated" not in {s for s, _, _ in _corpus(engine).values()}
+    assert AuditLog(home / "audit.jsonl").verify().ok
 
 
 def test_rollback_restores_a_chunk_lost_between_delete_and_re_add(tmp_path, tiny_engine):

@@ -118,6 +118,46 @@ the budget holder before the trip.
 Claims are submitted within 10 working days of return, with every receipt the table above asks for.
 """
 
+# Two documents that state one rule with different facts (2 remote days a week against 3), for the
+# conflict an answer must tell (pipeline/answer/conflicts.py) and the library's conflict scan.
+REMOTE_WORK = """---
+doc_id: remote-work
+title: Remote Work Policy
+version: 1.0
+effective_date: 2026-07-01
+owner: Human Resources Office
+---
+
+# Remote Work Policy
+
+## 1. Eligibility
+Staff members who have completed their probation may request remote work. The request is made to
+the line manager in writing, at least one week before the first remote day.
+
+## 2. Remote Work Days
+Employees may work remotely for up to 2 days per week with the approval of their line manager.
+Remote work days are recorded in the attendance system before the start of the week.
+"""
+
+STAFF_HANDBOOK_REMOTE_WORK = """---
+doc_id: staff-handbook
+title: Staff Handbook
+version: 1.0
+effective_date: 2026-07-01
+owner: Registrar's Office
+---
+
+# Staff Handbook
+
+## 4. Working Arrangements
+Office hours are from 9 a.m. to 5 p.m. on working days. Employees may work remotely for up to 3 days
+per week with the approval of their line manager. Staff keep their shared calendar up to date.
+
+## 5. Annual Leave
+Each employee receives 30 days of annual leave per calendar year. Leave is requested through the
+staff portal at least two weeks in advance.
+"""
+
 # The reader's cases (issue 29): the sentence that names who approves sits beside a neighbour that
 # shares the question's words; a rule stated for one group only; a yes/no settled by one sentence.
 STAFF_HANDBOOK = """---

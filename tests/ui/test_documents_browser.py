@@ -85,8 +85,12 @@ def test_admin_adds_and_retires_a_document_and_insights_show_the_gap(app, browse
         ask(student, question, SLOW)
 
     admin.fill("#warrant-doc-id textarea, #warrant-doc-id input", "research-ethics")
+    admin.click("#warrant-doc-retire")  # the first click only asks (issue 31 item 6)
+    _wait_text(admin, "#warrant-doc-retire-question", "Retire")
+    admin.click("#warrant-doc-retire-confirm")  # without a reason: refused
+    _wait_text(admin, "#warrant-doc-status", "Give a reason")
     admin.fill("#warrant-doc-reason textarea, #warrant-doc-reason input", "replaced by the national code")
-    admin.click("#warrant-doc-retire")
+    admin.click("#warrant-doc-retire-confirm")
     _wait_text(admin, "#warrant-doc-status", "Retired research-ethics")
 
     new_conversation(student, SLOW)  # waits for the empty chat, so what follows is this question's reply
