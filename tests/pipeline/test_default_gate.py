@@ -54,7 +54,7 @@ def test_the_near_miss_abstains_and_scores_below_the_question_it_misses(default_
     strict=True,
     reason="known limit of the shipped reader (issue 29): it gives 'A student who arrives more than 30 "
     "minutes after the start ... is not admitted' 0.08 for 'How late can I arrive and still be let in?' "
-    "(an answer stated as its negation), so σ 0.38 < τ 0.53",
+    "(an answer stated as its negation), so σ 0.38 < τ 0.465",
 )
 def test_an_answer_stated_as_its_negation_is_answered(default_engine):
     answered = default_engine.ask("How late can I arrive and still be let into the exam?", log=False)
@@ -64,7 +64,7 @@ def test_an_answer_stated_as_its_negation_is_answered(default_engine):
 @pytest.mark.xfail(
     strict=True,
     reason="known limit (issue 16 open): the yes/no form finds 'get … back' absent from 'are not "
-    "reimbursed' (coverage 0) and the reader gives the sentence 0.04 (σ 0.30 < τ 0.53)",
+    "reimbursed' (coverage 0) and the reader gives the sentence 0.04 (σ 0.30 < τ 0.465)",
 )
 def test_a_paraphrased_plain_no_is_an_answer(default_engine):
     answer = default_engine.ask("Will I get my laundry costs back after a work trip?", log=False)
