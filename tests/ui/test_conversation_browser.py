@@ -64,10 +64,6 @@ def _shot(page, name: str, **options) -> None:
     page.screenshot(path=str(ARTIFACTS / name), **options)
 
 
-def _wait_text(page, selector: str, text: str, timeout: int = UI_TIMEOUT) -> None:
-    wait_for_text(page, selector, text, timeout)
-
-
 def _conversation_titles(page) -> list[str]:
     return page.locator("#warrant-conversations label").all_inner_texts()
 
@@ -136,7 +132,7 @@ def test_conversations_are_listed_reopened_and_deleted_only_after_a_confirmation
     ask(page, first)
     answer = last_reply(page)
     page.click("#warrant-send")  # an empty message is answered but not kept: the answer above stays
-    _wait_text(page, "#warrant-chat", "Please type a question")
+    wait_for_text(page, "#warrant-chat", "Please type a question", UI_TIMEOUT)
     assert answer in page.inner_text("#warrant-chat")
     new_conversation(page)
     ask(page, second)
@@ -145,7 +141,7 @@ def test_conversations_are_listed_reopened_and_deleted_only_after_a_confirmation
     assert all(re.search(r"· \d{4}-\d{2}-\d{2}$", t) for t in _conversation_titles(page)), _conversation_titles(page)
 
     page.locator("#warrant-conversations label", has_text=first[:30]).click()  # reopen
-    _wait_text(page, "#warrant-chat", first)
+    wait_for_text(page, "#warrant-chat", first, UI_TIMEOUT)
     assert second not in page.inner_text("#warrant-chat")
 
     new_conversation(page)
@@ -160,17 +156,17 @@ def test_conversations_are_listed_reopened_and_deleted_only_after_a_confirmation
     _shot(page, "conversations.png")
 
     page.locator("#warrant-conversations label", has_text=second[:30]).click()
-    _wait_text(page, "#warrant-chat", second)
+    wait_for_text(page, "#warrant-chat", second, UI_TIMEOUT)
     page.once("dialog", lambda dialog: dialog.dismiss())
     page.click("#warrant-delete")  # cancelled: nothing is deleted
-    _wait_text(page, "#warrant-chat-status", "Nothing was deleted")
+    wait_for_text(page, "#warrant-chat-status", "Nothing was deleted", UI_TIMEOUT)
     assert any(t.startswith(second[:30]) for t in _conversation_titles(page))
     page.once("dialog", lambda dialog: dialog.accept())
     page.click("#warrant-delete")
     _wait_listed(page, second[:30], present=False)
 
     page.locator("#warrant-conversations label", has_text=first[:30]).click()
-    _wait_text(page, "#warrant-chat", first)
+    wait_for_text(page, "#warrant-chat", first, UI_TIMEOUT)
     messages: list[str] = []
     page.once("dialog", lambda dialog: (messages.append(dialog.message), dialog.accept()))
     page.locator("#warrant-chat button[aria-label='Clear']").click()  # the Chatbot's trash icon
@@ -240,15 +236,15 @@ def test_votes_with_comments_can_be_changed_and_reach_insights_and_its_csv(brows
     comment = '=HYPERLINK("http://evil.example") the refund rule is missing'
     page.fill("#warrant-feedback-comment textarea", comment)
     page.click("#warrant-feedback-send")
-    _wait_text(page, "#warrant-chat-status", "comment was saved")
+    wait_for_text(page, "#warrant-chat-status", "comment was saved", UI_TIMEOUT)
     ask(page, "What is the hostel mess menu on Sunday?")  # an abstention gets thumbs too
     page.locator("#warrant-chat button[aria-label='Like']").last.click()
-    _wait_text(page, "#warrant-chat-status", "Thank you for the vote")
+    wait_for_text(page, "#warrant-chat-status", "Thank you for the vote", UI_TIMEOUT)
     page.locator("#warrant-chat button[aria-label='Dislike']").last.click()  # changed my mind
     page.locator("#warrant-feedback-comment textarea").wait_for(timeout=UI_TIMEOUT)
     ask(page, "What is the revaluation fee?")
     page.locator("#warrant-chat button[aria-label='Like']").last.click()
-    _wait_text(page, "#warrant-chat-status", "Thank you for the vote")
+    wait_for_text(page, "#warrant-chat-status", "Thank you for the vote", UI_TIMEOUT)
     page.reload()
     page.wait_for_selector("#warrant-chat button[aria-label='Disliked']", timeout=60_000)
     assert page.locator("#warrant-chat button[aria-label='Disliked']").count() == 2  # the votes are kept,
@@ -257,7 +253,7 @@ def test_votes_with_comments_can_be_changed_and_reach_insights_and_its_csv(brows
 
     reviewer = _page(browser, base, "reviewer", DEMO_PASSWORD)
     open_tab(reviewer, "Insights")
-    _wait_text(reviewer, "#warrant-feedback-down", "refund rule is missing", 60_000)
+    wait_for_text(reviewer, "#warrant-feedback-down", "refund rule is missing", 60_000)
     down = reviewer.inner_text("#warrant-feedback-down")
     assert "What is the photocopy fee?" in down and "hostel mess menu" in down and "voter" not in down
     assert "What is the revaluation fee?" not in down  # a thumbs up is not among the down-voted
@@ -288,7 +284,7 @@ def test_the_empty_chat_offers_example_questions_and_tabs_load_when_opened(brows
     open_tab(page, "My claims")
     page.fill("#warrant-claim textarea", "The photocopy fee is now Rs. 350 per course.")
     page.click("#warrant-file-claim")
-    _wait_text(page, "#warrant-claim-status", "Filed as", 60_000)
+    wait_for_text(page, "#warrant-claim-status", "Filed as", 60_000)
     filed = re.search(r"T-[0-9a-f]+", page.inner_text("#warrant-claim-status"))
     assert filed, page.inner_text("#warrant-claim-status")
     ticket = filed.group(0)
@@ -296,14 +292,14 @@ def test_the_empty_chat_offers_example_questions_and_tabs_load_when_opened(brows
 
     again = _page(browser, base, "newcomer")
     open_tab(again, "My claims")  # before: empty until "Refresh"
-    _wait_text(again, "#warrant-my-claims", ticket)
+    wait_for_text(again, "#warrant-my-claims", ticket, UI_TIMEOUT)
     again.close()
     reviewer = _page(browser, base, "reviewer", DEMO_PASSWORD)
     review_tab = reviewer.get_by_role("tab", name=re.compile(r"^Review \(\d+\)$"))
     review_tab.wait_for(timeout=UI_TIMEOUT)
     assert int(re.findall(r"\d+", review_tab.inner_text())[0]) >= 1
     review_tab.click()
-    _wait_text(reviewer, "#warrant-review-queue", ticket)
+    wait_for_text(reviewer, "#warrant-review-queue", ticket, UI_TIMEOUT)
     reviewer.close()
 
 

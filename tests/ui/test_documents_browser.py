@@ -17,7 +17,7 @@ import pytest
 from tests.conftest import ARTIFACTS, TINY_FEES, TINY_LIBRARY, run_module
 from tests.documents_fixtures import RESEARCH_ETHICS, SPORTS_FACILITIES, make_docx, make_pdf
 from tests.layout_pdfs import make_scanned_policy_pdf
-from tests.ui.pages import ask, log_in, new_conversation, open_chat
+from tests.ui.pages import ask, log_in, new_conversation, open_chat, open_tab, wait_for_text
 from tests.ui.server import call, login, running_app
 
 pytestmark = pytest.mark.browser
@@ -39,19 +39,6 @@ def app(browser_ready, tmp_path_factory):
 SLOW = 240_000
 
 
-def _open_tab(page, name: str) -> None:
-    page.wait_for_selector("#warrant-user", timeout=SLOW)
-    tab = page.get_by_role("tab", name=name)
-    tab.wait_for(state="visible", timeout=SLOW)
-    tab.click()
-
-
-def _wait_text(page, selector: str, text: str, timeout: int = SLOW) -> None:
-    page.wait_for_function(
-        "([s, t]) => (document.querySelector(s) || {}).innerText?.includes(t)", arg=[selector, text], timeout=timeout
-    )
-
-
 def test_admin_adds_and_retires_a_document_and_insights_show_the_gap(app, browser, tmp_path: Path):
     base, home = app
     pdf, docx = tmp_path / "research-ethics.pdf", tmp_path / "sports-facilities.docx"
@@ -59,17 +46,17 @@ def test_admin_adds_and_retires_a_document_and_insights_show_the_gap(app, browse
     docx.write_bytes(make_docx(SPORTS_FACILITIES))
 
     admin = log_in(browser, base, "admin")
-    _open_tab(admin, "Documents")
+    open_tab(admin, "Documents")
     admin.set_input_files("#warrant-doc-files input[type=file]", [str(pdf), str(docx)])
     # the file list shows a name's stem and suffix in separate elements: wait for the stem
-    _wait_text(admin, "#warrant-doc-files", "sports-facilities")
+    wait_for_text(admin, "#warrant-doc-files", "sports-facilities")
     admin.click("#warrant-doc-check")
-    _wait_text(admin, "#warrant-doc-preview", "research-ethics")
+    wait_for_text(admin, "#warrant-doc-preview", "research-ethics")
     assert "sports-facilities" in admin.inner_text("#warrant-doc-preview")
     admin.click("#warrant-doc-add")
-    _wait_text(admin, "#warrant-doc-status", "Added sports-facilities")
+    wait_for_text(admin, "#warrant-doc-status", "Added sports-facilities")
     assert "Added research-ethics" in admin.inner_text("#warrant-doc-status")
-    _wait_text(admin, "#warrant-doc-library", "research-ethics")
+    wait_for_text(admin, "#warrant-doc-library", "research-ethics")
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     admin.screenshot(path=str(ARTIFACTS / "documents-tab.png"), full_page=True)
 
@@ -86,12 +73,12 @@ def test_admin_adds_and_retires_a_document_and_insights_show_the_gap(app, browse
 
     admin.fill("#warrant-doc-id textarea, #warrant-doc-id input", "research-ethics")
     admin.click("#warrant-doc-retire")  # the first click only asks (issue 31 item 6)
-    _wait_text(admin, "#warrant-doc-retire-question", "Retire")
+    wait_for_text(admin, "#warrant-doc-retire-question", "Retire")
     admin.click("#warrant-doc-retire-confirm")  # without a reason: refused
-    _wait_text(admin, "#warrant-doc-status", "Give a reason")
+    wait_for_text(admin, "#warrant-doc-status", "Give a reason")
     admin.fill("#warrant-doc-reason textarea, #warrant-doc-reason input", "replaced by the national code")
     admin.click("#warrant-doc-retire-confirm")
-    _wait_text(admin, "#warrant-doc-status", "Retired research-ethics")
+    wait_for_text(admin, "#warrant-doc-status", "Retired research-ethics")
 
     new_conversation(student, SLOW)  # waits for the empty chat, so what follows is this question's reply
     ask(student, ETHICS_Q, SLOW)
@@ -102,8 +89,8 @@ def test_admin_adds_and_retires_a_document_and_insights_show_the_gap(app, browse
     assert verify.returncode == 0, verify.stdout + verify.stderr
 
     reviewer = log_in(browser, base, "reviewer")
-    _open_tab(reviewer, "Insights")
-    _wait_text(reviewer, "#warrant-gaps", "ethics committee")
+    open_tab(reviewer, "Insights")
+    wait_for_text(reviewer, "#warrant-gaps", "ethics committee")
     gaps = reviewer.inner_text("#warrant-gaps")
     assert "hostel curfew" in gaps and "student" not in gaps  # questions, never who asked
     reviewer.wait_for_timeout(1500)  # let the plots draw before the screenshot
@@ -120,14 +107,14 @@ def test_the_documents_tab_says_a_scan_was_read_by_ocr_and_how_well(app, browser
     scan = tmp_path / "parking-permits.pdf"
     scan.write_bytes(make_scanned_policy_pdf())
     admin = log_in(browser, base, "admin")
-    _open_tab(admin, "Documents")
+    open_tab(admin, "Documents")
     admin.set_input_files("#warrant-doc-files input[type=file]", [str(scan)])
-    _wait_text(admin, "#warrant-doc-files", "parking-permits")
+    wait_for_text(admin, "#warrant-doc-files", "parking-permits")
     admin.click("#warrant-doc-check")
-    _wait_text(admin, "#warrant-doc-preview", "Text read by OCR")
+    wait_for_text(admin, "#warrant-doc-preview", "Text read by OCR")
     assert re.search(r"mean word confidence \d+%", admin.inner_text("#warrant-doc-preview"))
     admin.click("#warrant-doc-add")
-    _wait_text(admin, "#warrant-doc-status", "Added parking-permits")
+    wait_for_text(admin, "#warrant-doc-status", "Added parking-permits")
     assert re.search(r"Text read by OCR .*confidence \d+%", admin.inner_text("#warrant-doc-status"))
     student = open_chat(browser, base, "student", SLOW)
     ask(student, "Where do students park?", SLOW)

@@ -7,18 +7,12 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from tests.ui.pages import log_in
+from tests.ui.pages import log_in, wait_for_text
 from tests.ui.server import call, login
 
 pytestmark = pytest.mark.browser
 SLOW = 240_000
 CLAIM = "The student's revaluation fee is now Rs. 800 per course."
-
-
-def _wait_text(page, selector: str, text: str) -> None:
-    page.wait_for_function(
-        "([s, t]) => (document.querySelector(s) || {}).innerText?.includes(t)", arg=[selector, text], timeout=SLOW
-    )
 
 
 def test_reviewer_sees_quotes_as_typed_a_diff_and_no_decision_after_approval(browser, demo_app):
@@ -34,7 +28,7 @@ def test_reviewer_sees_quotes_as_typed_a_diff_and_no_decision_after_approval(bro
     page.get_by_role("tab", name="Review").click()
     page.fill("#warrant-ticket-id textarea, #warrant-ticket-id input", ticket_id)
     page.get_by_role("button", name="Open ticket").click()
-    _wait_text(page, "#warrant-ticket", "student's revaluation fee")
+    wait_for_text(page, "#warrant-ticket", "student's revaluation fee")
     assert "&#x27;" not in page.inner_text("#warrant-ticket")
     page.wait_for_selector("#warrant-diff del", timeout=SLOW)
     assert (
@@ -44,7 +38,7 @@ def test_reviewer_sees_quotes_as_typed_a_diff_and_no_decision_after_approval(bro
 
     page.fill("#warrant-reason textarea, #warrant-reason input", "circular checked")
     page.click("#warrant-approve")
-    _wait_text(page, "#warrant-review-status", "Approved")
+    wait_for_text(page, "#warrant-review-status", "Approved")
     page.wait_for_function("() => document.querySelector('#warrant-approve').disabled", timeout=SLOW)
     assert page.is_disabled("#warrant-reject")
     current = page.input_value("#warrant-current textarea")

@@ -10,9 +10,8 @@ import httpx
 import pytest
 
 from tests.documents_fixtures import RESEARCH_ETHICS, make_pdf
-from tests.ui.pages import log_in
+from tests.ui.pages import log_in, open_tab, wait_for_text
 from tests.ui.server import call, login
-from tests.ui.test_documents_browser import _open_tab, _wait_text
 
 pytestmark = pytest.mark.browser
 
@@ -37,12 +36,12 @@ def test_f9_urls_in_a_claim_are_not_links_in_the_review_tab(app, browser):
         assert event == "complete" and str(data[0]).startswith("Filed as"), data
         ticket_id = str(data[0]).split()[2]
     page = log_in(browser, base, "reviewer")
-    _open_tab(page, "Review")
+    open_tab(page, "Review")
     page.get_by_role("button", name="Refresh queue").click()
-    _wait_text(page, "#warrant-review-queue", ticket_id)
+    wait_for_text(page, "#warrant-review-queue", ticket_id)
     page.fill("#warrant-ticket-id textarea, #warrant-ticket-id input", ticket_id)
     page.get_by_role("button", name="Open ticket").click()
-    _wait_text(page, "#warrant-ticket", "evil.example/proof")
+    wait_for_text(page, "#warrant-ticket", "evil.example/proof")
     shown = page.inner_text("#warrant-ticket")
     assert "https://evil.example/a" in shown and "<http://evil.example/b>" in shown and "fees@evil.example" in shown
     links = page.eval_on_selector_all("#warrant-ticket a, #warrant-review-queue a", "els => els.map(e => e.href)")
@@ -61,10 +60,10 @@ def test_f11_a_documents_title_stays_inside_the_preview(app, browser, tmp_path: 
     page = log_in(browser, base, "admin")
     requested: list[str] = []
     page.on("request", lambda request: requested.append(request.url))
-    _open_tab(page, "Documents")
+    open_tab(page, "Documents")
     page.set_input_files("#warrant-doc-files input[type=file]", [str(pdf)])
     page.click("#warrant-doc-check")
-    _wait_text(page, "#warrant-doc-preview", "chunks")
+    wait_for_text(page, "#warrant-doc-preview", "chunks")
     preview = page.inner_text("#warrant-doc-preview")
     assert '<img src="/gradio_api/probe-f11.png">' in preview  # the title is there, as text
     assert page.eval_on_selector_all("#warrant-doc-preview img, #warrant-doc-preview a", "els => els.length") == 0
