@@ -268,8 +268,8 @@ def form_instructions(style: AnswerStyle) -> str:
     return " ".join(lines)
 
 
-def build_messages(question: str, evidence: list[Evidence], style: AnswerStyle) -> list[ChatMessage]:
-    """System rules, then the evidence as numbered JSON records and the question as a JSON string.
+def _quoted(question: str, evidence: list[Evidence], system: str, ask: str) -> list[ChatMessage]:
+    """`system`, then the evidence as numbered JSON records, the question as a JSON string and `ask`.
 
     JSON quoting means no text inside a record can close it and pose as the prompt's own words.
     """
@@ -279,13 +279,18 @@ def build_messages(question: str, evidence: list[Evidence], style: AnswerStyle) 
     )
     user = (
         f"Evidence records (quoted data):\n{records}\n\n"
-        f"Question (quoted data): {json.dumps(question, ensure_ascii=False)}\n\n"
-        f"{form_instructions(style)} End every sentence with its evidence number, like [1]."
+        f"Question (quoted data): {json.dumps(question, ensure_ascii=False)}\n\n{ask}"
     )
     return [
-        ChatMessage(role=MessageRole.SYSTEM, content=SYSTEM_PROMPT),
+        ChatMessage(role=MessageRole.SYSTEM, content=system),
         ChatMessage(role=MessageRole.USER, content=user),
     ]
+
+
+def build_messages(question: str, evidence: list[Evidence], style: AnswerStyle) -> list[ChatMessage]:
+    """The writing request: the system rules, the quoted evidence and question, the form wanted."""
+    ask = f"{form_instructions(style)} End every sentence with its evidence number, like [1]."
+    return _quoted(question, evidence, SYSTEM_PROMPT, ask)
 
 
 # -- reading and checking the reply -------------------------------------------------------------------
@@ -478,19 +483,7 @@ JUDGE_PROMPT = (
 
 def build_judgement(question: str, evidence: list[Evidence]) -> list[ChatMessage]:
     """The answerability question put to the model before it writes (knowornot-style)."""
-    records = "\n".join(
-        f"[{e.n}] " + json.dumps({"title": e.title, "section": e.section, "text": e.text}, ensure_ascii=False)
-        for e in evidence
-    )
-    user = (
-        f"Evidence records (quoted data):\n{records}\n\n"
-        f"Question (quoted data): {json.dumps(question, ensure_ascii=False)}\n\n"
-        "Does the evidence answer the question? Reply YES or NO."
-    )
-    return [
-        ChatMessage(role=MessageRole.SYSTEM, content=JUDGE_PROMPT),
-        ChatMessage(role=MessageRole.USER, content=user),
-    ]
+    return _quoted(question, evidence, JUDGE_PROMPT, "Does the evidence answer the question? Reply YES or NO.")
 
 
 def judged_not_answered(reply: str) -> bool:
@@ -562,23 +555,20 @@ class GenerativeAnswerer:
             answer = abstain(reason) if abstain is not None else _abstention(extractive, reason)
             return replace(answer, generation=info)
 
-        if self.judge:
+        def call(stage: str, messages: list[ChatMessage], tokens: Callable[[str], None] | None = None) -> str:
+            """The model's reply, its time kept as `stage` whether or not it came."""
             t = time.perf_counter()
             try:
-                verdict = self.backend.stream(build_judgement(question, evidence))
-            except LLMUnavailable as error:
-                timings["judge"] = _ms(t)
-                return unavailable(error)
-            timings["judge"] = _ms(t)
-            if judged_not_answered(verdict):
-                return not_answered("the language model judged that the evidence does not answer the question")
-        t = time.perf_counter()
+                return self.backend.stream(messages, tokens)
+            finally:
+                timings[stage] = _ms(t)
+
         try:
-            reply = self.backend.stream(build_messages(question, evidence, style), on_token)
+            if self.judge and judged_not_answered(call("judge", build_judgement(question, evidence))):
+                return not_answered("the language model judged that the evidence does not answer the question")
+            reply = call("generate", build_messages(question, evidence, style), on_token)
         except LLMUnavailable as error:
-            timings["generate"] = _ms(t)
             return unavailable(error)
-        timings["generate"] = _ms(t)
         if says_not_answered(reply):
             return not_answered("the language model replied that the evidence does not answer the question")
         t = time.perf_counter()
