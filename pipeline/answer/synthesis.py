@@ -15,10 +15,11 @@ from dataclasses import dataclass
 
 from llama_index.core.schema import NodeWithScore
 
-from pipeline.gate.readings import Reading
+from pipeline.gate.readings import Reading, is_fragment
 from pipeline.ground.records import AnswerStyle, Citation
 from pipeline.ingest.term_stats import TermStats
 from pipeline.language.question import Question, analyse_question
+from pipeline.language.restatement import distinct
 from pipeline.language.text import (
     canonical_terms,
     corpus_unit_kinds,
@@ -64,18 +65,6 @@ class CitedSentence:
     text: str
     citation: int  # the [n] marker
     chunk_id: str
-
-
-def _without_repeats(candidates: list) -> list:
-    """The same sentence may stand in two chunks (a policy quoting another): keep its best copy."""
-    seen: set[str] = set()
-    out = []
-    for c in candidates:
-        key = " ".join(c[3].lower().split())
-        if key not in seen:
-            seen.add(key)
-            out.append(c)
-    return out
 
 
 def programme_key(programme: str) -> str:
@@ -137,23 +126,21 @@ class ExtractiveSynthesizer:
         )
         candidates: list[tuple[float, int, int, str, str]] = []
         for rank, node in enumerate(evidence):
-            heading = (node.node.metadata.get("section") or "").strip().lower()
+            heading = str(node.node.metadata.get("section") or "")
             relevance = node.score or 0.0
             sentences = split_sentences(node.node.get_content())
             cosines = similarity.get(node.node.node_id)
             if cosines is not None and len(cosines) != len(sentences):
                 cosines = None
             for position, sentence in enumerate(sentences):
-                # a short line among others is a fragment (a list's lead-in, a button's name); a
-                # chunk that is one short sentence is an answer (a FAQ's "In zone C.")
-                if sentence.strip().lower() == heading or (len(sentence.split()) < 4 and len(sentences) > 1):
+                if is_fragment(sentence, heading, len(sentences)):
                     continue
                 lexical = self._sentence_score(query_terms, sentence, wanted_units)
                 if cosines is not None:
                     lexical = (1 - SEMANTIC_WEIGHT) * lexical + SEMANTIC_WEIGHT * cosines[position]
                 score = 0.75 * lexical + 0.25 * relevance - 0.03 * rank
                 candidates.append((score, rank, position, sentence, node.node.node_id))
-        return _without_repeats(sorted(candidates, key=lambda c: c[0], reverse=True))
+        return distinct(sorted(candidates, key=lambda c: c[0], reverse=True), lambda c: c[3])
 
     def select(
         self,

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from llama_index.core.schema import NodeWithScore
 
 from pipeline.gate.reader import Reader, passage
+from pipeline.language.restatement import distinct
 from pipeline.language.text import split_sentences
 
 CANDIDATE_LIMIT = 24
@@ -64,14 +65,7 @@ def candidates(
             if not is_fragment(sentence, section, len(sentences)):
                 found.append((node, position, sentence, float(cosine)))
     found.sort(key=lambda c: c[3], reverse=True)
-    seen: set[str] = set()
-    kept = []
-    for c in found:
-        key = " ".join(c[2].lower().split())
-        if key not in seen:
-            seen.add(key)
-            kept.append(c)
-    return kept[:limit]
+    return distinct(found, lambda c: c[2])[:limit]
 
 
 def read(
