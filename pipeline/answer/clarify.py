@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from pipeline.language.question import opener_pattern
 from pipeline.language.text import term_set, tokens
 
 # A reply longer than this (in content words) is a new question, not a choice among options.
@@ -27,11 +28,7 @@ _NUMBER_REPLY = re.compile(r"^\s*(?:option|number|no\.?|#)?\s*(\d{1,2})\s*[.)]?\
 _LAST = re.compile(r"\b(last|final)\b", re.I)
 # A reply that opens like a question asks a new one ("When is the deadline?" after "What is the
 # fee?" shares a word with an option "Deadline and Fee", and is still a question of its own).
-_ASKS = re.compile(
-    r"^\s*(what|when|where|which|who|whom|whose|why|how|can|could|do|does|did|is|are|was|were|will|would|"
-    r"should|may|must|shall)\b",
-    re.I,
-)
+_ASKS = opener_pattern()
 # Words a reply may use to point at an option besides the option's own words.
 _CHOICE_WORDS = " ".join([*_ORDINALS, "last", "final", "option", "choice", "mean", "meant", "about"])
 

@@ -35,6 +35,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from pipeline.language.question import opener_pattern
 from pipeline.language.stemming import stem
 from pipeline.language.text import STOPWORDS, canonical_terms, is_generic, named_spans, quantities, tokens
 
@@ -46,11 +47,7 @@ _OPENER = re.compile(
     re.I,
 )
 # A question of its own starts with a question word or an auxiliary.
-_QUESTION_START = re.compile(
-    r"^\s*(?:how|what|what's|when|where|which|who|whom|whose|why|can|could|do|does|did|is|are|was|were|will|"
-    r"would|should|shall|may|might|must|am|have|has|if|until|till)\b",
-    re.I,
-)
+_QUESTION_START = opener_pattern("what's", "might", "am", "have", "has", "if", "until", "till")
 _QUESTION_WORD = re.compile(r"\b(?:how|what|when|which|who|whom|where|why)\b", re.I)
 _PREPOSITIONS = frozenset("for in during after before at on within from to with without under by".split())
 _DETERMINERS = frozenset("the a an my our your their his her its this that these those".split())

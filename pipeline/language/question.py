@@ -15,6 +15,19 @@ from functools import cached_property
 from pipeline.language.question_parts import QuestionPart, parts_of_sentences
 from pipeline.language.text import canonical_terms_with_surface, quantities, split_sentences, tokens
 
+# The words a message that asks something opens with: a question word or an auxiliary.
+QUESTION_OPENERS = (
+    "what", "when", "where", "which", "who", "whom", "whose", "why", "how", "can", "could", "do", "does",
+    "did", "is", "are", "was", "were", "will", "would", "should", "may", "must", "shall",
+)  # fmt: skip
+
+
+def opener_pattern(*extra: str) -> re.Pattern[str]:
+    """Matches text that opens with one of QUESTION_OPENERS or of `extra` (case aside)."""
+    words = "|".join(re.escape(w) for w in (*QUESTION_OPENERS, *extra))
+    return re.compile(rf"^\s*(?:{words})\b", re.I)
+
+
 # A sentence that asks a yes/no question opens with an auxiliary ("Can the viva be held online?").
 _POLAR = re.compile(r"^(?:is|are|am|can|could|will|would|does|do|did|may|might|should|must|shall)\b", re.I)
 
