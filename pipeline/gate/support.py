@@ -67,7 +67,7 @@ def _say_different(a: str, b: str) -> bool:
     qa, qb = set(quantities(a)), set(quantities(b))
     if qa and qb:
         return not (qa & qb)
-    return bool(qa) == bool(qb) and has_negation(a) != has_negation(b) and not qa
+    return not qa and not qb and has_negation(a) != has_negation(b)
 
 
 def chroma_cosine(score: float | None) -> float:
