@@ -275,8 +275,6 @@ def measure_concurrency_http(
     `service` (a `WarrantService`) has already ingested the corpus into its state directory, which
     the app then starts on; this process does not use it while the app runs.
     """
-    from scenarios.bench.stats import summarise
-
     home, docs_dir = service.config.home, service.config.docs_dir
     create_accounts(service.accounts, users)
     _log(f"starting app.py on {HOST} with {home}")
@@ -284,13 +282,26 @@ def measure_concurrency_http(
         _log(f"app serving at {base} after {start_s:.1f}s; {warmup} warm-up turns, then {users} users x {turns} turns")
         warm_up(base, questions, warmup, turn_timeout_s)
         run = drive_users(base, questions, users, turns, deadline_s, turn_timeout_s)
-    lost, sessions = lost_turns(home, run["answered"])
-    done = len(run["latencies"])
     return {
         "mode": "http",
         "users": users,
         "turns_per_user": turns,
         "client": "httpx: POST /login cookie, gradio queue/join + queue/data (SSE), as the page",
+        **run_figures(home, run, users, turns),
+        "app_start_s": round(start_s, 1),
+        "warmup": warmup,
+        "client_cpu_share": client_cpu_share(run),
+    }
+
+
+def run_figures(home: Path, run: dict, users: int, turns: int) -> dict:
+    """What a run of simulated users measured: latency, errors, turns lost from the stored
+    history, turns not run before the deadline, sessions per user, wall time and throughput."""
+    from scenarios.bench.stats import summarise
+
+    lost, sessions = lost_turns(home, run["answered"])
+    done = len(run["latencies"])
+    return {
         "latency_ms": summarise(run["latencies"]),
         "errors": len(run["errors"]),
         "error_samples": run["errors"][:5],
@@ -299,8 +310,9 @@ def measure_concurrency_http(
         "sessions_per_user_max": max(sessions.values(), default=0),
         "wall_s": round(run["wall_s"], 1),
         "turns_per_s": round(done / run["wall_s"], 1) if run["wall_s"] else 0.0,
-        "app_start_s": round(start_s, 1),
-        "warmup": warmup,
-        # The simulated browsers share the 2 CPUs with the app: their share of the machine.
-        "client_cpu_share": round(run["client_cpu_s"] / (run["wall_s"] * (os.cpu_count() or 1)), 2),
     }
+
+
+def client_cpu_share(run: dict) -> float:
+    """The simulated browsers share the CPUs with the app: their share of the machine."""
+    return round(run["client_cpu_s"] / (run["wall_s"] * (os.cpu_count() or 1)), 2)

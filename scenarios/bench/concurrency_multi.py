@@ -13,7 +13,6 @@ Bounded like `concurrency_http`: loopback only, `MAX_REQUESTS`, a deadline, ever
 
 from __future__ import annotations
 
-import os
 import time
 from contextlib import ExitStack
 from dataclasses import replace
@@ -23,9 +22,10 @@ import numpy as np
 from scenarios.bench.chroma_server import running_chroma_server
 from scenarios.bench.concurrency_http import (
     HOST,
+    client_cpu_share,
     create_accounts,
     drive_users,
-    lost_turns,
+    run_figures,
     running_app,
     warm_up,
 )
@@ -69,7 +69,6 @@ def measure_concurrency_multi(
     from governance.accounts import AccountStore
     from pipeline.ingest.index import ChunkIndex
     from pipeline.retrieve.chroma_client import open_chroma
-    from scenarios.bench.stats import summarise
 
     work = service.config.home.parent / f"multi-{processes}"
     home = work / "home"
@@ -96,8 +95,6 @@ def measure_concurrency_multi(
                 warm_up(base, questions, warmup, turn_timeout_s)
             _log(f"serving at {', '.join(bases)}; {users} users x {turns} turns, alternating")
             run = drive_users(bases, questions, users, turns, deadline_s, turn_timeout_s)
-    lost, sessions = lost_turns(home, run["answered"])
-    done = len(run["latencies"])
     return {
         "mode": "http-multi",
         "processes": processes,
@@ -105,16 +102,9 @@ def measure_concurrency_multi(
         "users": users,
         "turns_per_user": turns,
         "client": "httpx: POST /login on the first process, that cookie on every process; turns alternate",
-        "latency_ms": summarise(run["latencies"]),
-        "errors": len(run["errors"]),
-        "error_samples": run["errors"][:5],
-        "lost_turns": lost,
-        "not_run_before_deadline": users * turns - done - len(run["errors"]),
-        "sessions_per_user_max": max(sessions.values(), default=0),
-        "wall_s": round(run["wall_s"], 1),
-        "turns_per_s": round(done / run["wall_s"], 1) if run["wall_s"] else 0.0,
+        **run_figures(home, run, users, turns),
         "app_start_s": [round(start, 1) for _, start in apps],
         "warmup": warmup,
         "chunks": copied,
-        "client_cpu_share": round(run["client_cpu_s"] / (run["wall_s"] * (os.cpu_count() or 1)), 2),
+        "client_cpu_share": client_cpu_share(run),
     }
