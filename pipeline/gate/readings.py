@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from llama_index.core.schema import NodeWithScore
 
-from pipeline.gate.reader import Reader, passage
+from pipeline.gate.reader import Reader, heading_for, passage
 from pipeline.language.restatement import distinct
 from pipeline.language.text import split_sentences
 
@@ -33,11 +33,7 @@ class Reading:
 def heading_of(node: NodeWithScore) -> str:
     """The heading a chunk's sentences are read under: its document title and section."""
     meta = node.node.metadata
-    title = str(meta.get("title") or "").strip()
-    section = str(meta.get("section") or "").strip()
-    if section and section != title:
-        return f"{title}: {section}" if title else section
-    return title
+    return heading_for(str(meta.get("title") or ""), str(meta.get("section") or ""))
 
 
 def is_fragment(sentence: str, heading: str, sentences_in_chunk: int) -> bool:
