@@ -87,6 +87,21 @@ def _reader_lead(readings: list[Reading], candidates: list) -> tuple | None:
     return None
 
 
+def _brief(chosen: list[tuple], part_bests: list[tuple], reader_leads: bool) -> list[tuple]:
+    """A brief answer cut from the standard answer `chosen` (in answer order): the reader's lead
+    where it leads, else the best-scored sentence of the section the answer leads with (not the best
+    of all: a sentence of a lower-ranked section that shares more words with the question is not
+    what the standard answer puts first); a second sentence, the best-scored of the rest, only when
+    the lead is short. A question of two parts keeps each part's best sentence (and the reader's lead)."""
+    if part_bests:
+        return [c for i, c in enumerate(chosen) if c in part_bests or (i == 0 and reader_leads)]
+    lead = chosen[0] if reader_leads else max((c for c in chosen if c[4] == chosen[0][4]), key=lambda c: c[0])
+    rest = [c for c in chosen if c is not lead]
+    if len(lead[3].split()) > 18 or not rest:
+        return [lead]
+    return [lead, max(rest, key=lambda c: c[0])]
+
+
 class ExtractiveSynthesizer:
     """Picks the evidence sentences that answer the query, orders them, and cites each one."""
 
@@ -161,7 +176,10 @@ class ExtractiveSynthesizer:
         if not candidates:
             return []
         best = candidates[0][0]
-        limit = _SENTENCES_FOR_LENGTH[style.length]
+        # A brief answer is cut from the standard one (_brief), so asking for brevity never moves
+        # the answer to another section.
+        brief = style.length == "brief"
+        limit = _SENTENCES_FOR_LENGTH["standard" if brief else style.length]
         chosen = []
         for part, part_similarity in parts or []:
             # the part's best sentence, scored as the whole question scores it
@@ -170,18 +188,16 @@ class ExtractiveSynthesizer:
             if match and match not in chosen:
                 chosen.append(match)
         answered_parts = len(chosen)
-        # Two parts get one more sentence each than one question would (not in a brief answer).
-        limit = max(limit, answered_parts) + (max(answered_parts - 1, 0) if style.length != "brief" else 0)
+        part_bests = list(chosen)
+        # Two parts get one more sentence each than one question would.
+        limit = max(limit, answered_parts) + max(answered_parts - 1, 0)
         chosen += [c for c in candidates if c[0] >= 0.7 * best and c not in chosen][: limit - len(chosen)]
         # Evidence split over two chunks (questions needing two sections): keep each chunk's best.
-        if style.length != "brief":
-            for rank in range(1, len(evidence)):
-                if not any(c[1] == rank for c in chosen):
-                    top = next((c for c in candidates if c[1] == rank), None)
-                    if top and top[0] >= 0.55 * best and len(chosen) < limit + 1:
-                        chosen.append(top)
-        if style.length == "brief" and len(chosen) > 1 and len(chosen[0][3].split()) > 18 and answered_parts < 2:
-            chosen = chosen[:1]
+        for rank in range(1, len(evidence)):
+            if not any(c[1] == rank for c in chosen):
+                top = next((c for c in candidates if c[1] == rank), None)
+                if top and top[0] >= 0.55 * best and len(chosen) < limit + 1:
+                    chosen.append(top)
         # A question that names a programme has said which rules it wants (its words rank them);
         # the profile's programme only orders the answer to a question that names none.
         key = "" if programme_key(question.text) else programme_key(style.programme)
@@ -195,8 +211,11 @@ class ExtractiveSynthesizer:
                 chosen.insert(0, extra)
                 chosen = chosen[: limit + 1]
         lead = _reader_lead(readings or [], candidates)
-        if lead is not None and not (key and not _mentions_programme(lead[3], key)):
+        reader_leads = lead is not None and not (key and not _mentions_programme(lead[3], key))
+        if reader_leads:
             chosen = [lead, *[c for c in chosen if c[3] != lead[3]]][: max(limit, len(chosen))]
+        if brief:
+            chosen = _brief(chosen, part_bests if answered_parts >= 2 else [], reader_leads)
         numbering: dict[str, int] = {}
         result = []
         for c in chosen:
