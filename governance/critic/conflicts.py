@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from governance.contradictions import extract_values
-from governance.critic.cues import Cues, base_form
+from governance.critic.cues import Cues, base_form, is_timed_act
 from pipeline.language.text import content_terms
 
 Embed = Callable[[list[str]], np.ndarray]
@@ -174,6 +174,33 @@ def _different_groups(a: Cues, b: Cues) -> bool:
     return bool(head_a) and head_a == head_b and bool(mods_a) and bool(mods_b) and mods_a != mods_b
 
 
+_DEMONSTRATIVES = frozenset({"this", "these", "that", "those", "such"})
+
+
+def _other_case(a: Cues, b: Cues) -> bool:
+    """One sentence's subject is another case than the rule beside it: "Other sensitive
+    information … may be kept …", or a thing named before ("This allowance …") that is not the
+    other's subject."""
+    for doc in (a.doc, b.doc):
+        words = [t.lower_ for t in doc[:3]]
+        if "other" in words[:2] and "the" not in words[:1]:
+            return True
+        if words[:1] and words[0] in _DEMONSTRATIVES and _subject(a)[0] != _subject(b)[0]:
+            return True
+    return False
+
+
+def _main_act(cues: Cues) -> str:
+    """The stem of the first verb of an act that happens at a time ("acknowledged", "send")."""
+    return next((base_form(t.text) for t in cues.doc if is_timed_act(t)), "")
+
+
+def _different_acts(a: Cues, b: Cues) -> bool:
+    """Two time limits for two acts ("acknowledged within 5 days" / "send a response within 20")."""
+    act_a, act_b = _main_act(a), _main_act(b)
+    return bool(act_a and act_b and act_a != act_b)
+
+
 def _value_conflict(a: list[Quantity], b: list[Quantity]) -> tuple[Quantity, Quantity] | None:
     """Two different values of one kind for the same case; None when the cases differ or the
     sentences share a value of that kind (then they speak of the same figure)."""
@@ -260,9 +287,11 @@ def contradictions(cues: Sequence[Cues], embed: Embed | None = None) -> list[tup
             cases = _leading_case(texts[i]), _leading_case(texts[j])
             if cases[0] and cases[1] and cases[0] != cases[1]:
                 continue  # "For theory courses, …" / "For laboratory courses, …": two cases
-            if _different_groups(cues[i], cues[j]):
+            if _different_groups(cues[i], cues[j]) or _other_case(cues[i], cues[j]):
                 continue
-            values = _value_conflict(amounts[i], amounts[j]) if topic[i, j] >= threshold["values"] else None
+            values = None
+            if topic[i, j] >= threshold["values"] and not _different_acts(cues[i], cues[j]):
+                values = _value_conflict(amounts[i], amounts[j])
             if values:
                 found.append((i, j, f'"{values[0].text}" here, "{values[1].text}" there'))
                 continue

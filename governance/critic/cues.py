@@ -78,6 +78,13 @@ def _matchers() -> _Matchers:
             [{"LOWER": "on"}, {"LOWER": {"REGEX": "^(" + "|".join(sorted(lx.WEEKDAYS)) + ")s?$"}}],
             [{"LOWER": "on"}, {"LOWER": "the"}, {"LOWER": {"IN": ["first", "last", "same", "next"]}}],
             [{"LOWER": {"IN": ["each", "per", "a", "once", "twice"]}}, {"LOWER": {"IN": sorted(lx.PERIODS)}}],
+            # "every 90 days", "every scheduled work day", "every time" (not "every reported incident")
+            [
+                {"LOWER": "every"},
+                {"LIKE_NUM": True, "OP": "?"},
+                {"IS_ALPHA": True, "OP": "{0,2}"},
+                {"LOWER": {"IN": sorted(lx.PERIODS | {"hour", "hours", "minutes", "time", "other"})}},
+            ],
             [{"LIKE_NUM": True}, {"LOWER": {"IN": sorted(lx.PERIODS)}}, {"LOWER": {"IN": ["before", "after", "of"]}}],
         ],
     )
@@ -152,7 +159,10 @@ def is_organisation_act(token: Token) -> bool:
 
 
 def is_timed_act(token: Token) -> bool:
-    """A form of a verb whose act happens at a time ("submit", "notified"); nouns ("approval") are not."""
+    """A form of a verb whose act happens at a time ("submit", "notified", "follow up"); nouns
+    ("approval") are not."""
+    if token.lower_ in ("follow", "follows") and token.i + 1 < len(token.doc):
+        return token.doc[token.i + 1].lower_ == "up"
     return token.lower_ in _TIMED_FORMS
 
 
@@ -170,13 +180,14 @@ def _negated_before(doc: Doc, i: int) -> bool:
 
 def clause_starts(doc: Doc) -> list[int]:
     """Where an instruction may start: the sentence's start, after "Please", after a leading
-    subordinate clause's comma ("If you detect …, do not …"), and after a semicolon or colon."""
+    subordinate clause's comma ("If you detect …, do not …"), and after a semicolon, a colon or a
+    dash ("be mindful of budget -- do not exceed …")."""
     starts = [0]
     if len(doc) and doc[0].lower_ in lx.LEADING_WORDS:
         comma = next((t.i for t in doc if t.text == ","), None)
         if comma is not None:
             starts.append(comma + 1)
-    starts += [t.i + 1 for t in doc if t.text in (";", ":")]
+    starts += [t.i + 1 for t in doc if t.text in (";", ":", "—", "–") or (t.text.endswith("--") and t.i)]
     out = []
     for start in starts:
         while start < len(doc) and doc[start].lower_ in ("please", "then", "also", "just", "so", "and", ","):
@@ -298,7 +309,9 @@ def _passives(cues: Cues) -> None:
 
 def read_cues(sentence: str) -> Cues:
     """Every cue of one sentence."""
-    doc = nlp().make_doc(sentence)
+    # A typographic apostrophe reads as a plain one ("don’t" → do + n't), one character for one,
+    # so the cues' positions in the sentence do not move.
+    doc = nlp().make_doc(sentence.replace("’", "'"))
     cues = Cues(sentence, doc)
     matchers = _matchers()
     vocab = nlp().vocab.strings

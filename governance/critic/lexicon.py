@@ -106,7 +106,6 @@ TIME_PHRASES = (
     "daily",
     "quarterly",
     "yearly",
-    "every",
     "when",
     "whenever",
     "any time",
@@ -208,6 +207,7 @@ CONSEQUENCE_PATTERNS = (
     r"\bwill\s+be\s+(?:charged|rejected|refused|cancelled|canceled|withdrawn|returned)\b",
     r"\b(?:suspended|revoked|terminated)\b",
     r"\botherwise\b",
+    r"\bpay\s+(?:back\s+)?the\s+difference\b",
     r"\bor\s+(?:it|you|they|she|he|the\s+\w+)\s+will\b",
 )
 # The whole document's rules, named as such in a general enforcement clause.
@@ -228,10 +228,19 @@ APPROVAL_NOUNS = frozenset(
     "approval approvals authorization authorisation authorizations permission consent sign-off".split()
 )
 # Words after which an approval is a procedure's name, not a condition ("the approval process").
-APPROVAL_COMPOUNDS = frozenset("process procedure form forms request requests workflow".split())
+APPROVAL_COMPOUNDS = frozenset("process procedure form forms request requests workflow email letter number".split())
+# Nouns after which a vague owner word is a modifier, not who acts ("secret management tools").
+COMPOUND_HEADS = frozenset(
+    """approach approaches system systems solution solutions tool tools software plan plans practice
+    practices framework frameworks information process processes strategy strategies""".split()
+)
 # Deferrals: the act is defined by a named procedure or another part, which would say who and when.
 DEFERRAL = (
     r"\b(?:in line with|in accordance with|as per|as (?:described|set out|explained|defined|specified|"
     r"shown|listed) in|under the [\w' -]*?(?:procedure|policy|process|rules|regulations?|scheme)|"
     r"through the [\w' -]*?(?:process|procedure))\b"
 )
+# Modal verbs: a clause that has one states a rule of its own.
+MODALS = frozenset("must shall should may can could will would".split())
+# An approval's participles ("only after they have been approved").
+APPROVED = frozenset("approved authorised authorized".split())

@@ -48,7 +48,8 @@ def _vague_owner(cues: Cues) -> str:
     doc = cues.doc
     for t in doc:
         if t.lower_ in lx.VAGUE_OWNERS and not (t.i > 0 and doc[t.i - 1].lower_ == "of"):
-            return t.text
+            if not (t.i + 1 < len(doc) and doc[t.i + 1].lower_ in lx.COMPOUND_HEADS):
+                return t.text
         if t.lower_ in lx.VAGUE_OWNER_QUALIFIERS and t.i + 1 < len(doc):
             nxt = doc[t.i + 1]
             if nxt.lower_ in lx.ROLE_NOUNS or nxt.lower_ in ("person", "authority", "body", "party"):
@@ -69,7 +70,7 @@ def _approval_without_approver(cues: Cues) -> str:
         prev2 = doc[t.i - 2].lower_ if t.i > 1 else ""
         if low in lx.APPROVAL_NOUNS:
             nxt = doc[t.i + 1].lower_ if t.i + 1 < len(doc) else ""
-            if prev in ("without", "no") or nxt in lx.APPROVAL_COMPOUNDS:
+            if prev in ("without", "no", "your") or nxt in lx.APPROVAL_COMPOUNDS:
                 continue
             if prev in lx.VAGUE_OWNERS:
                 return f"{doc[t.i - 1].text} {t.text}"
@@ -87,6 +88,22 @@ def _approval_without_approver(cues: Cues) -> str:
             if not _named_after(cues, t.i + 1):
                 return doc[max(0, t.i - 1) : t.i + 1].text
     return ""
+
+
+def _condition_word(doc, i: int) -> str:
+    """The word opening the subordinate clause (when, once, after, if, unless) that token `i`
+    stands in, or ""."""
+    for t in reversed(doc[:i]):
+        if t.text in (",", ";", ":") or t.lower_ in lx.MODALS:
+            return ""
+        if t.lower_ in ("when", "once", "after", "if", "unless"):
+            return t.lower_
+    return ""
+
+
+def _only_before(doc, i: int) -> bool:
+    """ "only after / only once / only if … approved": an approval made a condition (it needs an owner)."""
+    return any(t.lower_ == "only" for t in doc[max(0, i - 6) : i])
 
 
 _AFTER_CONSIDERED = frozenset({"for", "on", "by", "in", "at", "if", "when", "within", "."})
@@ -109,7 +126,10 @@ def no_owner(cues: Cues) -> Finding | None:
         participle = doc[cue.end - 1]
         clause_start = cue.start - 4 if cue.start >= 4 else 0
         if any(t.lower_ in ("once", "after", "already") for t in doc[clause_start : cue.start + 1]):
-            continue  # an earlier act used as a point in time, or a state
+            if not (participle.lower_ in lx.APPROVED and _only_before(doc, cue.start)):
+                continue  # an earlier act used as a point in time, or a state
+        if _condition_word(doc, cue.start) and participle.lower_ not in lx.APPROVED:
+            continue  # "when it is granted, …", "unless it is encrypted": a case, not a step
         if participle.lower_ == "considered" and cue.end < len(doc) and doc[cue.end].lower_ not in _AFTER_CONSIDERED:
             continue  # "is considered regular hours": regarded as, not weighed by someone
         if is_organisation_act(participle) and not _named_after(cues, cue.end):
@@ -117,11 +137,26 @@ def no_owner(cues: Cues) -> Finding | None:
     return None
 
 
+def _criteria_after(doc, i: int) -> bool:
+    """The words after an act at `i` give its criteria ("… if the course is relevant", "… on a
+    case-by-case basis"), not its time."""
+    following = [t.lower_ for t in doc[i + 1 : i + 10]]
+    if any(w in ("if", "provided", "unless") for w in following[:6]):
+        return True
+    return "on" in following[:3] and "basis" in following
+
+
 def _timed_act_required(cues: Cues) -> str:
     """The words of a required act that happens at a time, or ""."""
     doc = cues.doc
-    if cues.has("deferral") or any(t.lower_ == "order" and t.i and doc[t.i - 1].lower_ == "in" for t in doc):
-        return ""  # a named procedure says when; "in order to obtain …" is the reader's own request
+    if cues.has("deferral") or any(
+        (t.lower_ == "order" and t.i and doc[t.i - 1].lower_ == "in")
+        or (t.lower_ == "to" and t.i + 1 < len(doc) and doc[t.i + 1].lower_ in ("have", "get", "obtain"))
+        for t in doc
+    ):
+        # a named procedure says when; "in order to obtain …", "submit a request to have it
+        # installed" is the reader's own way of getting something, at a moment the reader picks
+        return ""
     for cue in cues.all("imperative"):
         if is_timed_act(doc[cue.start]):
             return cue.text
@@ -138,6 +173,8 @@ def _timed_act_required(cues: Cues) -> str:
             verb_position = t.i - anchor < 3 or prev in (",", "and", "or", "to", "then") or prev.endswith("ly")
             passive = any(x.lower_ in lx.BE_FORMS for x in doc[anchor : t.i])
             if verb_position and is_timed_act(t) and (not is_participle(t) or passive):
+                if is_organisation_act(t) and _criteria_after(doc, t.i):
+                    break  # "will be approved if the course is relevant": criteria, not a step
                 return doc[anchor - 1 : t.i + 1].text
     # A present-tense step of a procedure: "All declarations are recorded …"
     if not cues.has("permit"):
