@@ -1,6 +1,6 @@
 """Measure the critic on the labelled set (data/critic) beside two trivial baselines.
 
-    python -m governance.critic.evaluate [--split test|train|dev|all] [--embed] [--json OUT] [--errors]
+    python -m governance.critic.evaluate [--split heldout|test|train|dev|all] [--embed] [--json OUT] [--errors]
 
 Prints precision, recall and F1 per flag and their mean (macro F1) for the critic (`--json` adds
 the counts behind them: sentences labelled, flagged and found per flag), with `--embed`
@@ -9,7 +9,8 @@ keyword-only baseline (each flag fires on its trigger words, with no reading of 
 for the majority baseline (no flag on any sentence: most sentences have none of each). Each
 labelled document is rebuilt under its headings, one labelled sentence a paragraph, so the critic
 sees the same sentences the labels name. `--errors` lists the critic's mistakes; use it on the
-train and dev parts only. Not imported by the app.
+train, dev and test parts only (`heldout` is the measuring part; data/critic/README.md). Not
+imported by the app.
 """
 
 from __future__ import annotations
@@ -72,8 +73,8 @@ def load(folder: Path = DATA) -> list[LabelledDocument]:
 def assign_split(docs: dict[str, list[frozenset[str]]], seed: int = SPLIT_SEED, share: float = 1 / 3) -> set[str]:
     """The test documents: taken in a random order seeded with `seed`, a document joins the test
     part while that part holds under `share` of the sentences (10 % slack), unless it would carry
-    more than half of some flag's positives into it. The `dev` documents, written after the first
-    measurement, were never part of the draw."""
+    more than half of some flag's positives into it. The `dev` and `heldout` documents, written
+    after the first measurement, were never part of the draw."""
     order = sorted(docs)
     random.Random(seed).shuffle(order)
     total = sum(len(v) for v in docs.values())
@@ -225,7 +226,7 @@ def _embedder() -> Embed:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m governance.critic.evaluate", description=__doc__.splitlines()[0])
-    parser.add_argument("--split", choices=("test", "train", "dev", "all"), default="test")
+    parser.add_argument("--split", choices=("heldout", "test", "train", "dev", "all"), default="heldout")
     parser.add_argument("--data", type=Path, default=DATA, help="folder with documents.jsonl and sentences.jsonl")
     parser.add_argument(
         "--embed",
@@ -233,14 +234,16 @@ def main(argv: list[str] | None = None) -> int:
         help="pair contradictions by MiniLM cosine, as the app does, and add a classifier on MiniLM embeddings",
     )
     parser.add_argument("--json", type=Path, metavar="OUT", help="also write the scores as JSON")
-    parser.add_argument("--errors", action="store_true", help="list the critic's mistakes (train and dev parts only!)")
+    parser.add_argument("--errors", action="store_true", help="list the critic's mistakes (not on the heldout part!)")
     args = parser.parse_args(argv)
     everything = load(args.data)
     docs = [d for d in everything if args.split == "all" or d.split == args.split]
     embed = _embedder() if args.embed else None
     systems: dict[str, Predictor] = {"critic": critic_predictor(embed)}
     if embed is not None:
-        systems["embedding classifier"] = embedding_classifier([d for d in everything if d.split == "train"], embed)
+        # fitted on the train part, or on every development part when the held-out part is measured
+        fitted_on = ("train", "dev", "test") if args.split == "heldout" else ("train",)
+        systems["embedding classifier"] = embedding_classifier([d for d in everything if d.split in fitted_on], embed)
     systems["keyword baseline"] = keyword_predictor
     systems["majority baseline"] = majority_predictor
     results = {name: score(docs, predict) for name, predict in systems.items()}
