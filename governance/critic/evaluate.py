@@ -1,6 +1,7 @@
 """Measure the critic on the labelled set (data/critic) beside two trivial baselines.
 
-    python -m governance.critic.evaluate [--split heldout|test|train|dev|all] [--embed] [--json OUT] [--errors]
+    python -m governance.critic.evaluate [--split heldout|test|train|dev|all] [--embed] [--json OUT]
+        [--second-labels FILE] [--errors]
 
 Prints precision, recall and F1 per flag and their mean (macro F1) for the critic (`--json` adds
 the counts behind them: sentences labelled, flagged and found per flag), with `--embed`
@@ -217,6 +218,31 @@ def errors(docs: list[LabelledDocument], predict: Predictor) -> list[str]:
     return lines
 
 
+def second_labeller(docs: list[LabelledDocument], labels: Path) -> Predictor:
+    """Another labeller's flags (`{"id", "flags"}` per line, ids as in sentences.jsonl) scored as
+    if they were a system: how far two people reading the same guidelines agree."""
+    flags = {}
+    for line in labels.read_text(encoding="utf-8").splitlines():
+        if line:
+            row = json.loads(line)
+            flags[row["id"]] = set(row["flags"])
+    rows = [json.loads(x) for x in (DATA / "sentences.jsonl").read_text(encoding="utf-8").splitlines() if x]
+    ids = {(r["doc"], r["text"]): r["id"] for r in rows}
+    return lambda doc: [flags[ids[(doc.doc, text)]] for text, _ in doc.sentences()]
+
+
+def kappa(docs: list[LabelledDocument], predict: Predictor, flag: str) -> float:
+    """Cohen's kappa between the labels and `predict` on one flag."""
+    pairs = [
+        (flag in gold, flag in guess) for d in docs for (_, gold), guess in zip(d.sentences(), predict(d), strict=True)
+    ]
+    n = len(pairs)
+    observed = sum(a == b for a, b in pairs) / n
+    pa, pb = sum(a for a, _ in pairs) / n, sum(b for _, b in pairs) / n
+    expected = pa * pb + (1 - pa) * (1 - pb)
+    return (observed - expected) / (1 - expected) if expected < 1 else 1.0
+
+
 def _embedder() -> Embed:
     from pipeline.ingest.embedding import MiniLMEmbedding
 
@@ -234,6 +260,13 @@ def main(argv: list[str] | None = None) -> int:
         help="pair contradictions by MiniLM cosine, as the app does, and add a classifier on MiniLM embeddings",
     )
     parser.add_argument("--json", type=Path, metavar="OUT", help="also write the scores as JSON")
+    parser.add_argument(
+        "--second-labels",
+        type=Path,
+        metavar="FILE",
+        help="another labeller's flags for the same sentences (data/critic/heldout-second-labeller.jsonl): "
+        "scored like a system, with Cohen's kappa per flag",
+    )
     parser.add_argument("--errors", action="store_true", help="list the critic's mistakes (not on the heldout part!)")
     args = parser.parse_args(argv)
     everything = load(args.data)
@@ -244,6 +277,8 @@ def main(argv: list[str] | None = None) -> int:
         # fitted on the train part, or on every development part when the held-out part is measured
         fitted_on = ("train", "dev", "test") if args.split == "heldout" else ("train",)
         systems["embedding classifier"] = embedding_classifier([d for d in everything if d.split in fitted_on], embed)
+    if args.second_labels:
+        systems["second labeller"] = second_labeller(docs, args.second_labels)
     systems["keyword baseline"] = keyword_predictor
     systems["majority baseline"] = majority_predictor
     results = {name: score(docs, predict) for name, predict in systems.items()}
@@ -257,6 +292,9 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(f"{flag:<20}{results['critic'][flag].support:>8}{cells}")
     print(f"{'macro F1':<28}" + "".join(f"{macro_f1(r):>22.3f}" for r in results.values()))
+    if args.second_labels:
+        kappas = {flag: kappa(docs, systems["second labeller"], flag) for flag in FLAGS}
+        print("Cohen's kappa, second labeller: " + ", ".join(f"{f} {k:.2f}" for f, k in kappas.items()))
     if args.errors:
         print("\n".join(errors(docs, systems["critic"])))
     if args.json:

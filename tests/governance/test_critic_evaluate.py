@@ -45,3 +45,11 @@ def test_the_measurement_command_scores_the_critic_beside_the_baselines(tmp_path
         assert counts["support"] >= 5 and counts["found"] <= min(counts["support"], counts["flagged"]), flag
         assert counts["precision"] == counts["found"] / counts["flagged"], flag
         assert counts["recall"] == counts["found"] / counts["support"], flag
+
+
+def test_kappa_is_one_for_the_labels_themselves_and_zero_for_a_constant_guess():
+    from governance.critic.evaluate import kappa
+
+    docs = [d for d in load() if d.split == "train"]
+    assert kappa(docs, lambda d: [set(f) for _, f in d.sentences()], "no_owner") == 1.0
+    assert abs(kappa(docs, lambda d: [{"no_owner"} for _ in d.sentences()], "no_owner")) < 1e-9
