@@ -212,7 +212,7 @@ class ExtractiveSynthesizer:
                 chosen = chosen[: limit + 1]
         lead = _reader_lead(readings or [], candidates)
         reader_leads = lead is not None and not (key and not _mentions_programme(lead[3], key))
-        if reader_leads:
+        if reader_leads and lead is not None:
             chosen = [lead, *[c for c in chosen if c[3] != lead[3]]][: max(limit, len(chosen))]
         if brief:
             chosen = _brief(chosen, part_bests if answered_parts >= 2 else [], reader_leads)
