@@ -139,6 +139,23 @@ def tiny_engine(tmp_path: Path, tiny_docs: Path, embed_model):
     return engine
 
 
+def engine_over(root: Path, embed_model, documents: dict[str, str]):
+    """An engine over documents of our own (file name → text), written to `root`/docs and
+    indexed, with its state in `root`/home."""
+    from dataclasses import replace
+
+    from pipeline.engine import AnswerEngine
+    from pipeline.ground.config import load_config
+
+    docs = root / "docs"
+    docs.mkdir()
+    for name, text in documents.items():
+        (docs / name).write_text(text, encoding="utf-8")
+    engine = AnswerEngine(replace(load_config().with_home(root / "home"), docs_dir=docs), embed_model=embed_model)
+    engine.ingest(docs)
+    return engine
+
+
 def subprocess_env(home: Path | None = None) -> dict[str, str]:
     env = dict(os.environ)
     env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", PYTHONPATH=str(REPO))

@@ -1,27 +1,12 @@
 from pipeline.ingest.chunking import audit_chunks, chunk_document
 from pipeline.ingest.documents import read_document
-from tests.conftest import TINY_FEES
+from tests.conftest import TINY_FEES, engine_over
 
 
 def _doc(tmp_path, text, name="fees.md"):
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
     return read_document(path, tmp_path)
-
-
-def _engine_over(tmp_path, embed_model, name, text):
-    """An engine over one document of our own, indexed."""
-    from dataclasses import replace
-
-    from pipeline.engine import AnswerEngine
-    from pipeline.ground.config import load_config
-
-    docs = tmp_path / "docs"
-    docs.mkdir()
-    (docs / name).write_text(text, encoding="utf-8")
-    engine = AnswerEngine(replace(load_config().with_home(tmp_path / "home"), docs_dir=docs), embed_model=embed_model)
-    engine.ingest(docs)
-    return engine
 
 
 def test_chunk_ids_are_stable_across_runs(tmp_path):
@@ -110,7 +95,7 @@ def test_a_faq_answer_is_cited_under_its_own_question(tmp_path, embed_model):
     engine answered with the questions themselves; one entry a chunk, it answers with the answer."""
     from tests.pipeline.tiny_corpora import PASSPORT_FAQ
 
-    engine = _engine_over(tmp_path, embed_model, "passport-faq.txt", PASSPORT_FAQ)
+    engine = engine_over(tmp_path, embed_model, {"passport-faq.txt": PASSPORT_FAQ})
     answer = engine.ask("How long will it take to get my renewed passport back?", log=False)
     assert answer.decision == "answer"
     assert "within six to eight weeks. [1]" in answer.text
@@ -144,7 +129,7 @@ def test_a_table_question_is_answered_with_its_row(tmp_path, embed_model):
     (σ 0.47) and the hotel question quoted every row."""
     from tests.pipeline.tiny_corpora import EXPENSE_LIMITS
 
-    engine = _engine_over(tmp_path, embed_model, "expenses.md", EXPENSE_LIMITS)
+    engine = engine_over(tmp_path, embed_model, {"expenses.md": EXPENSE_LIMITS})
     meals = engine.ask("Do I need a receipt for meals?", log=False)
     assert meals.decision == "answer"
     # the row reads as a row (pipeline.answer.table_rows), led by the plain answer (pipeline.answer.direct)
@@ -171,7 +156,7 @@ def test_a_faq_entry_whose_answer_is_one_short_sentence_is_answered_with_it(tmp_
         "Q: Where do visitors park?\nA: In zone C.\n\nQ: How long can visitors stay?\nA: Up to four hours.\n\n"
         "Q: Who issues day passes to visitors?\nA: The reception desk issues them.\n"
     )
-    engine = _engine_over(tmp_path, embed_model, "parking-faq.txt", faq)
+    engine = engine_over(tmp_path, embed_model, {"parking-faq.txt": faq})
     answer = engine.ask("Where do visitors park?", log=False)
     assert answer.decision == "answer"
     assert answer.text == "In zone C. [1]"

@@ -2,11 +2,11 @@
 issue's two kinds of case. A near-miss whose one asked-for thing is absent abstains; a question whose answer is
 a plain "… are not reimbursed" answers with that sentence."""
 
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import engine_over
 from tests.pipeline.tiny_corpora import EXAM_HALL, TRAVEL
 
 
@@ -14,17 +14,9 @@ from tests.pipeline.tiny_corpora import EXAM_HALL, TRAVEL
 def default_engine(tmp_path: Path, embed_model):
     """Built inside each test, after the demo glossary fixture: the folder has no glossary, so the
     engine runs with none, as it would for a new organisation's documents."""
-    from pipeline.engine import AnswerEngine
-    from pipeline.ground.config import load_config
     from pipeline.language import glossary
 
-    root = tmp_path
-    docs = root / "docs"
-    docs.mkdir()
-    (docs / "exam-hall.md").write_text(EXAM_HALL, encoding="utf-8")
-    (docs / "travel.md").write_text(TRAVEL, encoding="utf-8")
-    engine = AnswerEngine(replace(load_config().with_home(root / "home"), docs_dir=docs), embed_model=embed_model)
-    engine.ingest(docs)
+    engine = engine_over(tmp_path, embed_model, {"exam-hall.md": EXAM_HALL, "travel.md": TRAVEL})
     assert engine.postprocessor.lambda_reader > 0
     assert not glossary.active().synonyms
     return engine

@@ -2,27 +2,18 @@
 the sentence that answers, not the one that shares the question's words; it keeps the gate silent
 when the text states the rule for another group only; and it trains in seconds (CI's smoke run)."""
 
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from tests.conftest import engine_over
 from tests.pipeline.tiny_corpora import STAFF_HANDBOOK
 
 
 @pytest.fixture(scope="module")
 def handbook_engine(tmp_path_factory, embed_model):
-    from pipeline.engine import AnswerEngine
-    from pipeline.ground.config import load_config
-
-    root = tmp_path_factory.mktemp("reader")
-    docs = root / "docs"
-    docs.mkdir()
-    (docs / "staff-handbook.md").write_text(STAFF_HANDBOOK, encoding="utf-8")
-    engine = AnswerEngine(replace(load_config().with_home(root / "home"), docs_dir=docs), embed_model=embed_model)
-    engine.ingest(docs)
-    return engine
+    return engine_over(tmp_path_factory.mktemp("reader"), embed_model, {"staff-handbook.md": STAFF_HANDBOOK})
 
 
 def first_sentence(answer) -> str:

@@ -53,9 +53,9 @@ def test_a_row_is_shown_as_read_only_when_it_passes_the_verifier():
 
 
 def test_a_row_level_question_is_answered_with_the_row(tmp_path, embed_model):
-    from tests.pipeline.test_chunking import _engine_over
+    from tests.conftest import engine_over
 
-    engine = _engine_over(tmp_path, embed_model, "library.md", LIBRARY)
+    engine = engine_over(tmp_path, embed_model, {"library.md": LIBRARY})
     answer = engine.ask("How many items can an M.Tech student borrow?", log=False)
     assert answer.decision == "answer", answer.reason
     assert "M.Tech student: 6 items, 21 days [1]" in answer.text
