@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from tests.ui.server import DEMO_PASSWORD
 
 # True once a reply follows the last message that contains the question `q`.
@@ -58,6 +60,16 @@ def open_tab(page, name: str, timeout_ms: int = 240_000) -> None:
     tab = page.get_by_role("tab", name=name)
     tab.wait_for(state="visible", timeout=timeout_ms)
     tab.click()
+
+
+def check_files(page, paths: list[Path]) -> None:
+    """In the Documents tab, choose `paths` and press *Check files* once the file list shows them
+    (it shows a name's stem and suffix in separate elements, so the stems are waited for)."""
+    open_tab(page, "Documents")
+    page.set_input_files("#warrant-doc-files input[type=file]", [str(p) for p in paths])
+    for path in paths:
+        wait_for_text(page, "#warrant-doc-files", path.stem)
+    page.click("#warrant-doc-check")
 
 
 def wait_for_text(page, selector: str, text: str, timeout_ms: int = 240_000) -> None:

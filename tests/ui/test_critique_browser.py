@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from tests.conftest import ARTIFACTS
-from tests.ui.pages import log_in, open_tab, wait_for_text
+from tests.ui.pages import check_files, log_in, wait_for_text
 from tests.ui.server import call, login
 
 pytestmark = pytest.mark.browser
@@ -32,10 +32,7 @@ def test_check_shows_the_critique_before_the_file_is_added(demo_app, browser, tm
     path = tmp_path / "key-holding.md"
     path.write_text(KEY_POLICY, encoding="utf-8")
     admin = log_in(browser, base, "admin")
-    open_tab(admin, "Documents")
-    admin.set_input_files("#warrant-doc-files input[type=file]", [str(path)])
-    wait_for_text(admin, "#warrant-doc-files", "key-holding")
-    admin.click("#warrant-doc-check")
+    check_files(admin, [path])
     wait_for_text(admin, "#warrant-doc-critique", "return their keys promptly")
     table = admin.inner_text("#warrant-doc-critique")
     assert "vague" in table and "no_deadline" in table and "dangling_reference" in table

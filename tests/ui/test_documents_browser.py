@@ -17,7 +17,7 @@ import pytest
 from tests.conftest import ARTIFACTS, TINY_FEES, TINY_LIBRARY, run_module
 from tests.documents_fixtures import RESEARCH_ETHICS, SPORTS_FACILITIES, make_docx, make_pdf
 from tests.layout_pdfs import make_scanned_policy_pdf
-from tests.ui.pages import ask, log_in, new_conversation, open_chat, open_tab, wait_for_text
+from tests.ui.pages import ask, check_files, log_in, new_conversation, open_chat, open_tab, wait_for_text
 from tests.ui.server import call, login, running_app
 
 pytestmark = pytest.mark.browser
@@ -46,11 +46,7 @@ def test_admin_adds_and_retires_a_document_and_insights_show_the_gap(app, browse
     docx.write_bytes(make_docx(SPORTS_FACILITIES))
 
     admin = log_in(browser, base, "admin")
-    open_tab(admin, "Documents")
-    admin.set_input_files("#warrant-doc-files input[type=file]", [str(pdf), str(docx)])
-    # the file list shows a name's stem and suffix in separate elements: wait for the stem
-    wait_for_text(admin, "#warrant-doc-files", "sports-facilities")
-    admin.click("#warrant-doc-check")
+    check_files(admin, [pdf, docx])
     wait_for_text(admin, "#warrant-doc-preview", "research-ethics")
     assert "sports-facilities" in admin.inner_text("#warrant-doc-preview")
     admin.click("#warrant-doc-add")
@@ -107,10 +103,7 @@ def test_the_documents_tab_says_a_scan_was_read_by_ocr_and_how_well(app, browser
     scan = tmp_path / "parking-permits.pdf"
     scan.write_bytes(make_scanned_policy_pdf())
     admin = log_in(browser, base, "admin")
-    open_tab(admin, "Documents")
-    admin.set_input_files("#warrant-doc-files input[type=file]", [str(scan)])
-    wait_for_text(admin, "#warrant-doc-files", "parking-permits")
-    admin.click("#warrant-doc-check")
+    check_files(admin, [scan])
     wait_for_text(admin, "#warrant-doc-preview", "Text read by OCR")
     assert re.search(r"mean word confidence \d+%", admin.inner_text("#warrant-doc-preview"))
     admin.click("#warrant-doc-add")

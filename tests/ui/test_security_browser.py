@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from tests.documents_fixtures import RESEARCH_ETHICS, make_pdf
-from tests.ui.pages import log_in, open_tab, wait_for_text
+from tests.ui.pages import check_files, log_in, open_tab, wait_for_text
 from tests.ui.server import call, login
 
 pytestmark = pytest.mark.browser
@@ -60,9 +60,7 @@ def test_f11_a_documents_title_stays_inside_the_preview(app, browser, tmp_path: 
     page = log_in(browser, base, "admin")
     requested: list[str] = []
     page.on("request", lambda request: requested.append(request.url))
-    open_tab(page, "Documents")
-    page.set_input_files("#warrant-doc-files input[type=file]", [str(pdf)])
-    page.click("#warrant-doc-check")
+    check_files(page, [pdf])
     wait_for_text(page, "#warrant-doc-preview", "chunks")
     preview = page.inner_text("#warrant-doc-preview")
     assert '<img src="/gradio_api/probe-f11.png">' in preview  # the title is there, as text
