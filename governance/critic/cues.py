@@ -197,17 +197,23 @@ def clause_starts(doc: Doc) -> list[int]:
     return out
 
 
+def clause_opener(doc: Doc, i: int, openers: tuple[str, ...], stops: frozenset[str] = frozenset()) -> str:
+    """The word of `openers` ("if", "when" …) that opens the clause token `i` stands in, or "":
+    read back from `i` to a comma, semicolon or colon, or to a word of `stops`."""
+    for t in reversed(doc[:i]):
+        if t.text in (",", ";", ":") or t.lower_ in stops:
+            return ""
+        if t.lower_ in openers:
+            return t.lower_
+    return ""
+
+
 def _in_condition(doc: Doc, i: int) -> bool:
     """Token `i` stands in an if-clause or a relative clause ("if you need to", "who must travel"):
     it describes a case, it requires nothing."""
     if i and doc[i - 1].lower_ in ("who", "that", "which"):
         return True
-    for t in reversed(doc[:i]):
-        if t.text in (",", ";", ":"):
-            return False
-        if t.lower_ in ("if", "unless", "whether"):
-            return True
-    return False
+    return bool(clause_opener(doc, i, ("if", "unless", "whether")))
 
 
 def _deontic(cues: Cues) -> None:

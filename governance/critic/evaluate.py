@@ -54,9 +54,13 @@ class LabelledDocument:
         )
 
 
+def _rows(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
 def load(folder: Path = DATA) -> list[LabelledDocument]:
-    docs = [json.loads(line) for line in (folder / "documents.jsonl").read_text(encoding="utf-8").splitlines() if line]
-    rows = [json.loads(line) for line in (folder / "sentences.jsonl").read_text(encoding="utf-8").splitlines() if line]
+    docs = _rows(folder / "documents.jsonl")
+    rows = _rows(folder / "sentences.jsonl")
     out = []
     for doc in docs:
         sections: list[tuple[str, list[tuple[str, frozenset[str]]]]] = []
@@ -218,16 +222,11 @@ def errors(docs: list[LabelledDocument], predict: Predictor) -> list[str]:
     return lines
 
 
-def second_labeller(docs: list[LabelledDocument], labels: Path) -> Predictor:
-    """Another labeller's flags (`{"id", "flags"}` per line, ids as in sentences.jsonl) scored as
-    if they were a system: how far two people reading the same guidelines agree."""
-    flags = {}
-    for line in labels.read_text(encoding="utf-8").splitlines():
-        if line:
-            row = json.loads(line)
-            flags[row["id"]] = set(row["flags"])
-    rows = [json.loads(x) for x in (DATA / "sentences.jsonl").read_text(encoding="utf-8").splitlines() if x]
-    ids = {(r["doc"], r["text"]): r["id"] for r in rows}
+def second_labeller(labels: Path, folder: Path = DATA) -> Predictor:
+    """Another labeller's flags (`{"id", "flags"}` per line, ids as in `folder`'s sentences.jsonl)
+    scored as if they were a system: how far two people reading the same guidelines agree."""
+    flags = {row["id"]: set(row["flags"]) for row in _rows(labels)}
+    ids = {(r["doc"], r["text"]): r["id"] for r in _rows(folder / "sentences.jsonl")}
     return lambda doc: [flags[ids[(doc.doc, text)]] for text, _ in doc.sentences()]
 
 
@@ -278,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
         fitted_on = ("train", "dev", "test") if args.split == "heldout" else ("train",)
         systems["embedding classifier"] = embedding_classifier([d for d in everything if d.split in fitted_on], embed)
     if args.second_labels:
-        systems["second labeller"] = second_labeller(docs, args.second_labels)
+        systems["second labeller"] = second_labeller(args.second_labels, args.data)
     systems["keyword baseline"] = keyword_predictor
     systems["majority baseline"] = majority_predictor
     results = {name: score(docs, predict) for name, predict in systems.items()}

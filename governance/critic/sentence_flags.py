@@ -7,7 +7,7 @@ The definitions are the labelling guidelines of `data/critic/README.md`.
 from __future__ import annotations
 
 from governance.critic import lexicon as lx
-from governance.critic.cues import Cues, is_organisation_act, is_participle, is_timed_act
+from governance.critic.cues import Cues, clause_opener, is_organisation_act, is_participle, is_timed_act
 from governance.critic.records import Finding
 
 
@@ -90,17 +90,6 @@ def _approval_without_approver(cues: Cues) -> str:
     return ""
 
 
-def _condition_word(doc, i: int) -> str:
-    """The word opening the subordinate clause (when, once, after, if, unless) that token `i`
-    stands in, or ""."""
-    for t in reversed(doc[:i]):
-        if t.text in (",", ";", ":") or t.lower_ in lx.MODALS:
-            return ""
-        if t.lower_ in ("when", "once", "after", "if", "unless"):
-            return t.lower_
-    return ""
-
-
 def _only_before(doc, i: int) -> bool:
     """ "only after / only once / only if … approved": an approval made a condition (it needs an owner)."""
     return any(t.lower_ == "only" for t in doc[max(0, i - 6) : i])
@@ -128,7 +117,8 @@ def no_owner(cues: Cues) -> Finding | None:
         if any(t.lower_ in ("once", "after", "already") for t in doc[clause_start : cue.start + 1]):
             if not (participle.lower_ in lx.APPROVED and _only_before(doc, cue.start)):
                 continue  # an earlier act used as a point in time, or a state
-        if _condition_word(doc, cue.start) and participle.lower_ not in lx.APPROVED:
+        in_case = clause_opener(doc, cue.start, ("when", "once", "after", "if", "unless"), lx.MODALS)
+        if in_case and participle.lower_ not in lx.APPROVED:
             continue  # "when it is granted, …", "unless it is encrypted": a case, not a step
         if participle.lower_ == "considered" and cue.end < len(doc) and doc[cue.end].lower_ not in _AFTER_CONSIDERED:
             continue  # "is considered regular hours": regarded as, not weighed by someone
