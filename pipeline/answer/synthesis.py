@@ -211,9 +211,10 @@ class ExtractiveSynthesizer:
                 chosen.insert(0, extra)
                 chosen = chosen[: limit + 1]
         lead = _reader_lead(readings or [], candidates)
-        reader_leads = lead is not None and not (key and not _mentions_programme(lead[3], key))
-        if reader_leads and lead is not None:
+        reader_leads = False
+        if lead is not None and not (key and not _mentions_programme(lead[3], key)):
             chosen = [lead, *[c for c in chosen if c[3] != lead[3]]][: max(limit, len(chosen))]
+            reader_leads = True
         if brief:
             chosen = _brief(chosen, part_bests if answered_parts >= 2 else [], reader_leads)
         numbering: dict[str, int] = {}
