@@ -220,7 +220,9 @@ def _deontic(cues: Cues) -> None:
     doc = cues.doc
     for token in doc:
         low, i = token.lower_, token.i
-        if low in ("must", "shall", "should", "need", "needs", "have", "has", "required") and _in_condition(doc, i):
+        if low in ("must", "shall", "should", "need", "needs", "have", "has", "required", "needed") and _in_condition(
+            doc, i
+        ):
             continue
         nxt = doc[i + 1].lower_ if i + 1 < len(doc) else ""
         if low in ("must", "shall", "should", "ought"):
@@ -248,10 +250,12 @@ def _deontic(cues: Cues) -> None:
                     cues.add("oblige", i, i + 1)
         elif low in ("have", "has") and nxt == "to":
             cues.add("exempt" if _negated_before(doc, i) else "oblige", i, i + 2)
-        elif low == "required" and i > 0 and (doc[i - 1].lower_ in lx.BE_FORMS or doc[i - 1].lower_ == "not"):
+        elif (
+            low in ("required", "needed") and i > 0 and (doc[i - 1].lower_ in lx.BE_FORMS or doc[i - 1].lower_ == "not")
+        ):
             cues.add("exempt" if _negated_before(doc, i) else "oblige", i, i + 1)
-        elif low in ("require", "requires", "mandatory"):
-            cues.add("oblige", i, i + 1)
+        elif low in ("require", "requires") or (low == "mandatory" and not (nxt[:1].isalpha() and nxt != "for")):
+            cues.add("oblige", i, i + 1)  # "is mandatory (for …)", not "the mandatory training"
         elif low in ("optional", "exempt"):
             cues.add("exempt", i, i + 1)
         elif low == "responsibility" or (low == "responsible" and nxt == "for"):
@@ -289,7 +293,9 @@ def _instructions(cues: Cues) -> None:
         first = doc[start].lower_
         nxt = doc[start + 1].lower_ if start + 1 < len(doc) else ""
         after = doc[start + 2].lower_ if start + 2 < len(doc) else ""
-        if (first in ("do", "did") and nxt in ("not", "n't")) or first == "never":
+        if first == "avoid":
+            cues.add("forbid", start, start + 1)  # "Avoid making …" forbids what follows
+        elif (first in ("do", "did") and nxt in ("not", "n't")) or first == "never":
             verb = after if first != "never" else nxt
             if verb not in lx.NOT_PROHIBITIONS:
                 cues.add("forbid", start, min(len(doc), start + 3))
@@ -346,6 +352,8 @@ def read_cues(sentence: str) -> Cues:
     deferral = re.search(lx.DEFERRAL, low)
     if deferral:
         cues.found["deferral"] = [Cue("deferral", sentence[deferral.start() : deferral.end()], -1, -1)]
-    if any(t.lower_ in lx.NORMATIVE_WORDS for t in doc) or cues.has("imperative") or cues.has("forbid"):
+    if any(t.lower_ in lx.NORMATIVE_WORDS for t in doc) or any(
+        cues.has(kind) for kind in ("oblige", "forbid", "restrict", "imperative")
+    ):
         cues.add("normative", 0, 0)
     return cues

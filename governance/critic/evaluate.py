@@ -251,7 +251,7 @@ def _embedder() -> Embed:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m governance.critic.evaluate", description=__doc__.splitlines()[0])
-    parser.add_argument("--split", choices=("heldout", "test", "train", "dev", "all"), default="heldout")
+    parser.add_argument("--split", choices=("heldout", "test", "train", "dev", "dev2", "all"), default="heldout")
     parser.add_argument("--data", type=Path, default=DATA, help="folder with documents.jsonl and sentences.jsonl")
     parser.add_argument(
         "--embed",

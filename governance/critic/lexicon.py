@@ -76,7 +76,7 @@ VAGUE_TIMES = (
 
 # Words that make a sentence state a rule (a requirement, permission or entitlement).
 NORMATIVE_WORDS = frozenset(
-    """must shall should may can could will need needs required require requires mandatory optional
+    """must shall should may can could will need needs require requires optional
     entitled eligible exempt allowed permitted prohibited acceptable reimbursable responsible
     responsibility expected please receive receives we ought""".split()
 )
@@ -127,14 +127,43 @@ TIMED_VERBS = frozenset(
     """submit send notify inform tell report apply request register file pay repay return
     complete respond reply review approve refuse decide check record log document declare contact
     acknowledge address investigate inspect meet renew update refer follow-up reach consider delete
-    destroy""".split()
+    destroy attend refund recover wipe collect publish""".split()
 )
 # Acts the organisation does (an agentless passive of one names no owner).
 ORGANISATION_VERBS = frozenset(
     """review consider approve authorise authorize grant refuse reject decide assess inspect monitor
     audit investigate acknowledge address record log destroy delete notify inform tell ask restrict
     recover end agree purchase advertise encrypt allocate assign evaluate examine verify process
-    suspend withdraw refer check deduct remove terminate cancel exclude dismiss""".split()
+    suspend withdraw refer check deduct remove terminate cancel exclude dismiss issue complete test""".split()
+)
+# Acts the one a rule binds does with their own things: an agentless passive of one of these
+# after a modal ("must be submitted", "may be carried over", "should be raised") names its agent
+# already (the claimant, the holder), and so is no missing owner.
+READER_VERBS = frozenset(
+    """submit make return raise report keep use take carry pay repay send share store display lend
+    wear follow lock save book claim bring attach sign register park declare provide give post print
+    email spend shred place decline buy hand change request obtain update avoid collect""".split()
+)
+# Rules of conduct that hold all the time, with no moment to miss ("must be kept locked").
+STANDING_VERBS = frozenset(
+    """use keep wear share store follow lock display lend park bring avoid carry hold treat protect
+    encrypt accompany limit restrict allow permit access connect transfer leave label mark""".split()
+)
+# Participles that state how things are, not an act someone does ("is entitled", "are shown in").
+STATE_PARTICIPLES = frozenset(
+    """entitled required needed permitted allowed prohibited expected based located involved covered
+    listed described shown known defined designed intended set limited related concerned included
+    exempted subject called named considered regarded deemed treated lost stolen damaged compromised
+    incurred earned accompanied closed calculated dealt governed met forfeited seen""".split()
+)
+# People a rule is about: a passive whose subject is one of them is done to them by someone else
+# ("Candidates will be given notice", "Staff who lose … may be charged").
+PERSON_NOUNS = frozenset(
+    """you staff employee employees worker workers candidate candidates applicant applicants member
+    members volunteer volunteers student students visitor visitors contractor contractors tenant
+    tenants holder holders user users traveller travellers traveler travelers claimant claimants
+    participant participants officer officers manager managers person people individual individuals
+    colleague colleagues""".split()
 )
 # Irregular participles of the verbs above and of common policy verbs.
 IRREGULAR_PARTICIPLES = {
@@ -163,6 +192,7 @@ IRREGULAR_PARTICIPLES = {
     "left": "leave",
     "chosen": "choose",
     "repaid": "repay",
+    "withheld": "withhold",
 }
 BE_FORMS = frozenset("be is are was were been being am".split())
 
@@ -211,7 +241,10 @@ CONSEQUENCE_PATTERNS = (
     r"\bor\s+(?:it|you|they|she|he|the\s+\w+)\s+will\b",
 )
 # The whole document's rules, named as such in a general enforcement clause.
-WHOLE_DOCUMENT = r"\b(?:this|these)\s+(?:policy|policies|procedure|procedures|rules|code|standard|guidance)\b"
+WHOLE_DOCUMENT = (
+    r"\b(?:this|these)\s+(?:policy|policies|procedure|procedures|rules|code|standard|guidance|scheme|"
+    r"guidelines|arrangements|charter|agreement)\b"
+)
 BREACH = r"\b(?:breach\w*|violat\w*|fail\w*\s+to\s+(?:comply|follow|observe|meet|adhere)|non-?compliance|contraven\w*|ignor\w*)\b"
 
 # Roles and bodies that can own an act; a vaguely named owner is no owner.
@@ -227,6 +260,12 @@ VAGUE_OWNER_QUALIFIERS = frozenset("appropriate relevant responsible competent".
 APPROVAL_NOUNS = frozenset(
     "approval approvals authorization authorisation authorizations permission consent sign-off".split()
 )
+# Acts someone other than the reader does, named as nouns ("requires an enhanced check").
+ACT_NOUNS = frozenset(
+    "check checks review assessment inspection audit vetting clearance screening verification".split()
+)
+# Words after which "an approved X" is a point in time ("within ten days of an approved request").
+POINT_IN_TIME = frozenset("of after following from since upon".split())
 # Words after which an approval is a procedure's name, not a condition ("the approval process").
 APPROVAL_COMPOUNDS = frozenset("process procedure form forms request requests workflow email letter number".split())
 # Nouns after which a vague owner word is a modifier, not who acts ("secret management tools").
@@ -237,9 +276,11 @@ COMPOUND_HEADS = frozenset(
 # Deferrals: the act is defined by a named procedure or another part, which would say who and when.
 DEFERRAL = (
     r"\b(?:in line with|in accordance with|as per|as (?:described|set out|explained|defined|specified|"
-    r"shown|listed) in|under the [\w' -]*?(?:procedure|policy|process|rules|regulations?|scheme)|"
+    r"shown|listed) in|under the [\w' -]*?(?:procedure|policy|process|rules|regulations?|scheme|arrangements)|"
     r"through the [\w' -]*?(?:process|procedure))\b"
 )
+# Modals of what will or may happen (not of duty): the organisation's commitments and discretion.
+COMMITMENT_MODALS = frozenset("will would may might can could".split())
 # Modal verbs: a clause that has one states a rule of its own.
 MODALS = frozenset("must shall should may can could will would".split())
 # An approval's participles ("only after they have been approved").

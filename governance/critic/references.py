@@ -14,13 +14,16 @@ _KINDS = (
     "schedules|schedule|tables|table|figures|figure|chapters|chapter|articles|article|attachment|exhibit"
 )
 _REFERENCE = re.compile(
-    rf"(?i:\b({_KINDS}))\s+([0-9]+(?:\.[0-9]+)*|[A-Z]{{1,2}}\b|[IVX]{{1,5}}\b)|§\s*([0-9]+(?:\.[0-9]+)*)"
+    rf"(?i:\b({_KINDS}))\s+([0-9]+[A-Z]?(?:\.[0-9]+)*|[A-Z]{{1,2}}\b|[IVX]{{1,5}}\b)|§\s*([0-9]+(?:\.[0-9]+)*)"
 )
 # Words that are also ordinary English ("schedule 3 meetings", "part 2 of the course"): a reference
 # only when capitalised or after a word that introduces one.
 _AMBIGUOUS = {"part", "parts", "schedule", "schedules", "table", "tables", "figure", "figures", "article", "articles"}
 _INTRODUCERS = {"in", "see", "under", "at", "of", "per", "to", "and", "from", "by", "on", "with"}
-_ANOTHER_DOCUMENT = re.compile(r"^\s*,?\s*(?:of|to|in)\s+(?!this\b|these\b)(?:the\s+|its\s+|their\s+)?[\w\"'“]", re.I)
+_ANOTHER_DOCUMENT = re.compile(
+    r"^\s*,?\s*(?:(?:of|to|in)\s+(?!this\b|these\b)(?:the\s+|its\s+|their\s+)?[\w\"'“]|(?:issued|published)\s+by\b)",
+    re.I,
+)
 _NUMBERED = {"section", "clause", "paragraph", "para", "chapter", "article"}
 _SINGULAR = {"appendices": "appendix", "annexes": "annex", "sections": "section", "paragraphs": "paragraph"}
 
@@ -28,6 +31,12 @@ _SINGULAR = {"appendices": "appendix", "annexes": "annex", "sections": "section"
 def _kind(word: str) -> str:
     low = word.lower()
     return _SINGULAR.get(low, low[:-1] if low.endswith("s") and low[:-1] in _NUMBERED | _AMBIGUOUS else low)
+
+
+def _named_document_before(before: str) -> bool:
+    """ "the General Records Schedule 3.1": the part is named after another document's title."""
+    words = before.split()
+    return len(words) >= 2 and words[-1][:1].isupper() and words[-2].lower() not in _INTRODUCERS | {"the", "a"}
 
 
 def dangling_references(sentence: str, document: PolicyText) -> Finding | None:
@@ -45,7 +54,7 @@ def dangling_references(sentence: str, document: PolicyText) -> Finding | None:
                 and (not before or before[-1].lower() not in _INTRODUCERS)
             ):
                 continue
-        if _ANOTHER_DOCUMENT.match(sentence[m.end() :]):
+        if _ANOTHER_DOCUMENT.match(sentence[m.end() :]) or _named_document_before(sentence[: m.start()]):
             continue
         exists = document.has_number(label) if kind in _NUMBERED else document.has_part(kind, label)
         if not exists:

@@ -7,7 +7,7 @@ The definitions are the labelling guidelines of `data/critic/README.md`.
 from __future__ import annotations
 
 from governance.critic import lexicon as lx
-from governance.critic.cues import Cues, clause_opener, is_organisation_act, is_participle, is_timed_act
+from governance.critic.cues import Cues, base_form, clause_opener, is_organisation_act, is_participle, is_timed_act
 from governance.critic.records import Finding
 
 
@@ -38,8 +38,23 @@ def _named_after(cues: Cues, i: int) -> bool:
     window = doc[i : i + 4]
     for t in window:
         if t.lower_ in ("by", "from", "of", "with") and t.i + 1 < len(doc):
-            names = doc[t.i + 1 : t.i + 7]
-            if any(n.lower_ in lx.ROLE_NOUNS or (n.text[:1].isupper() and n.i > 0) for n in names):
+            if t.lower_ == "by" and (doc[t.i + 1].like_num or doc[t.i + 1].lower_ in lx.MONTHS | lx.WEEKDAYS):
+                continue  # "by 1 March" is a time, not who acts
+            # "by at least two members of the interview panel"; after "from / of / with" the name
+            # comes first ("from your supervisor", not "from the 12 weeks you can take for PPL")
+            names = doc[t.i + 1 : t.i + (9 if t.lower_ == "by" else 4)]
+            stop = next((n.i for n in names if n.text in (",", ";", ".") or (n.like_num and t.lower_ != "by")), None)
+            if stop is not None:
+                names = doc[t.i + 1 : stop]
+            if t.lower_ == "by" and len(names) > 1 and names[0].lower_ in ("the", "a", "an", "each", "their", "your"):
+                if names[1].lower_ not in ("end", "time", "date", "deadline", "way", "means", "use"):
+                    return not any(n.lower_ in lx.VAGUE_OWNERS for n in names)  # "by the holder"
+            if any(
+                n.lower_ in lx.ROLE_NOUNS
+                or (t.lower_ == "by" and n.lower_ in lx.PERSON_NOUNS)
+                or (n.text[:1].isupper() and n.i > 0)
+                for n in names
+            ):
                 return not any(n.lower_ in lx.VAGUE_OWNERS for n in names)
     return False
 
@@ -47,6 +62,8 @@ def _named_after(cues: Cues, i: int) -> bool:
 def _vague_owner(cues: Cues) -> str:
     doc = cues.doc
     for t in doc:
+        if clause_opener(doc, t.i, ("if", "unless", "whether")):
+            continue  # "If you or someone is speaking …": a case, no one is asked to act
         if t.lower_ in lx.VAGUE_OWNERS and not (t.i > 0 and doc[t.i - 1].lower_ == "of"):
             if not (t.i + 1 < len(doc) and doc[t.i + 1].lower_ in lx.COMPOUND_HEADS):
                 return t.text
@@ -84,18 +101,77 @@ def _approval_without_approver(cues: Cues) -> str:
             if _named_after(cues, t.i + 1):
                 continue
             return t.text
+        if low in ("approved", "authorised", "authorized") and prev in ("an", "a") and prev2 in lx.POINT_IN_TIME:
+            continue  # "within ten days of an approved request": the approval is a point in time
         if low in ("approved", "authorised", "authorized") and prev in ("only", "an", "a", "-") and prev2 != "the":
             if not _named_after(cues, t.i + 1):
                 return doc[max(0, t.i - 1) : t.i + 1].text
     return ""
 
 
+def _required_act_without_actor(cues: Cues) -> str:
+    """ "Posts … require an enhanced … check": an act of someone else's (a check, an assessment)
+    made a condition, with no one named to do it."""
+    doc = cues.doc
+    for t in doc:
+        if t.lower_ in ("require", "requires", "required") and not _named_after(cues, t.i + 1):
+            for n in doc[t.i + 1 : t.i + 8]:
+                if n.text in (",", ";", ".") or n.lower_ in ("by", "from", "to"):
+                    break
+                if n.lower_ in lx.ACT_NOUNS:
+                    return n.text
+    return ""
+
+
 def _only_before(doc, i: int) -> bool:
     """ "only after / only once / only if … approved": an approval made a condition (it needs an owner)."""
-    return any(t.lower_ == "only" for t in doc[max(0, i - 6) : i])
+    return any(t.lower_ == "only" for t in doc[max(0, i - 8) : i])
 
 
-_AFTER_CONSIDERED = frozenset({"for", "on", "by", "in", "at", "if", "when", "within", "."})
+_STANDING_BASES = frozenset(base_form(v) for v in lx.STANDING_VERBS)
+_READER_BASES = frozenset(base_form(v) for v in lx.READER_VERBS)
+_AFTER_CONSIDERED = frozenset({"for", "on", "by", "in", "at", "if", "when", "within", "case", "before", "after", "."})
+
+
+def _modal_before(doc, start: int) -> int | None:
+    """The modal (or "need") a passive starting at `start` follows, adverbs and "then / also / only
+    / to" between ("will then be", "need to be"), or None; None too where it is negated ("will not
+    be paid", "cannot be used"): a refusal or a prohibition, not an act to be done."""
+    j = start - 1
+    while j >= 0 and (doc[j].lower_.endswith("ly") or doc[j].lower_ in ("then", "also", "only", "to", "all")):
+        j -= 1
+    if j < 0 or not (doc[j].lower_ in lx.MODALS or doc[j].lower_ in ("need", "needs")):
+        return None
+    if any(t.lower_ in ("not", "n't", "never", "no") for t in doc[max(0, j - 2) : start]):
+        return None
+    return j
+
+
+def _subject_is_a_person(doc, i: int) -> bool:
+    """The clause before token `i` is about people ("Candidates will be …", "Staff who lose … may
+    be …"): its first noun, after determiners, is one of the person nouns."""
+    for t in doc[:i]:
+        if t.lower_ in ("the", "all", "any", "each", "every", "a", "an", "new", "other", "those", "these"):
+            continue
+        return t.lower_ in lx.PERSON_NOUNS
+    return False
+
+
+def _someone_elses_act(cues: Cues, start: int, end: int) -> bool:
+    """An agentless passive of what will or may happen ("will be wiped", "may be reallocated") is
+    an act of someone other than the one the rule binds, unless its verb is one that person does
+    with their own things ("may be carried over") or states how things are ("is entitled"); a
+    passive done to people ("Candidates will be given …", "should be shortlisted") always is."""
+    doc = cues.doc
+    j = _modal_before(doc, start)
+    if j is None:
+        return False
+    participle = doc[end - 1]
+    if _subject_is_a_person(doc, j):
+        return participle.lower_ not in lx.STATE_PARTICIPLES
+    if doc[j].lower_ not in lx.COMMITMENT_MODALS:
+        return False  # "must be cleaned": a duty, most often of the one the rule binds
+    return participle.lower_ not in lx.STATE_PARTICIPLES and base_form(participle.text) not in _READER_BASES
 
 
 def no_owner(cues: Cues) -> Finding | None:
@@ -105,7 +181,7 @@ def no_owner(cues: Cues) -> Finding | None:
         return Finding("no_owner", vague_owner, f'"{vague_owner}" names no one: say which role acts or approves.')
     if cues.has("deferral"):
         return None
-    approval = _approval_without_approver(cues)
+    approval = _approval_without_approver(cues) or _required_act_without_actor(cues)
     if approval:
         return Finding("no_owner", approval, f"Say who gives the {approval.split()[-1]}: name the role.")
     if _has_named_agent(cues):
@@ -117,12 +193,26 @@ def no_owner(cues: Cues) -> Finding | None:
         if any(t.lower_ in ("once", "after", "already") for t in doc[clause_start : cue.start + 1]):
             if not (participle.lower_ in lx.APPROVED and _only_before(doc, cue.start)):
                 continue  # an earlier act used as a point in time, or a state
-        in_case = clause_opener(doc, cue.start, ("when", "once", "after", "if", "unless"), lx.MODALS)
+        if doc[cue.start].lower_ == "been" and cue.start and doc[cue.start - 1].lower_ in ("have", "has", "had"):
+            if not any(t.lower_ in lx.MODALS for t in doc[max(0, cue.start - 3) : cue.start]) and not (
+                participle.lower_ in lx.APPROVED and _only_before(doc, cue.start)
+            ):
+                continue  # "they have been reviewed in the past": what happened, not a rule
+        if cue.start and doc[cue.start - 1].lower_ in ("who", "that", "which"):
+            continue  # "Staff who are refused a permit …": a relative clause names a case
+        negated = any(t.lower_ in ("not", "n't", "never") for t in doc[max(0, cue.start - 3) : cue.start])
+        if negated and participle.lower_ not in lx.APPROVED:
+            continue  # "must not be carried out alone", "will not be paid": a prohibition or a refusal
+        in_case = clause_opener(
+            doc, cue.start, ("when", "once", "after", "before", "until", "if", "unless", "how"), lx.MODALS
+        )
         if in_case and participle.lower_ not in lx.APPROVED:
             continue  # "when it is granted, …", "unless it is encrypted": a case, not a step
         if participle.lower_ == "considered" and cue.end < len(doc) and doc[cue.end].lower_ not in _AFTER_CONSIDERED:
             continue  # "is considered regular hours": regarded as, not weighed by someone
-        if is_organisation_act(participle) and not _named_after(cues, cue.end):
+        if (is_organisation_act(participle) or _someone_elses_act(cues, cue.start, cue.end)) and not _named_after(
+            cues, cue.end
+        ):
             return Finding("no_owner", cue.text, f'"{cue.text}" by whom? Name the role that does it.')
     return None
 
@@ -131,7 +221,7 @@ def _criteria_after(doc, i: int) -> bool:
     """The words after an act at `i` give its criteria ("… if the course is relevant", "… on a
     case-by-case basis"), not its time."""
     following = [t.lower_ for t in doc[i + 1 : i + 10]]
-    if any(w in ("if", "provided", "unless") for w in following[:6]):
+    if any(w in ("if", "provided", "unless", "discretion") for w in following[:6]) or following[:1] == ["case"]:
         return True
     return "on" in following[:3] and "basis" in following
 
@@ -139,6 +229,8 @@ def _criteria_after(doc, i: int) -> bool:
 def _timed_act_required(cues: Cues) -> str:
     """The words of a required act that happens at a time, or ""."""
     doc = cues.doc
+    if doc[0].lower_ == "to" and len(doc) > 1 and doc[1].lower_ in lx.IMPERATIVE_VERBS:
+        return ""  # "To use your leave, you must submit …": the reader's own way of getting something
     if cues.has("deferral") or any(
         (t.lower_ == "order" and t.i and doc[t.i - 1].lower_ == "in")
         or (t.lower_ == "to" and t.i + 1 < len(doc) and doc[t.i + 1].lower_ in ("have", "get", "obtain"))
@@ -166,14 +258,43 @@ def _timed_act_required(cues: Cues) -> str:
                 if is_organisation_act(t) and _criteria_after(doc, t.i):
                     break  # "will be approved if the course is relevant": criteria, not a step
                 return doc[anchor - 1 : t.i + 1].text
+    # A duty with only a vague time: "should be tested regularly", "should be raised as soon as possible"
+    if cues.has("vague_time"):
+        for cue in cues.all("passive"):
+            if _passive_step(cues, cue.start, cue.end):
+                return cue.text
     # A present-tense step of a procedure: "All declarations are recorded …"
     if not cues.has("permit"):
         for cue in cues.all("passive"):
             participle = doc[cue.end - 1]
             if doc[cue.start].lower_ in ("is", "are") and is_timed_act(participle) and is_organisation_act(participle):
-                if not _has_named_agent(cues):
+                if not _has_named_agent(cues) and not _criteria_after(doc, cue.end - 1):
                     return cue.text
     return ""
+
+
+def _passive_step(cues: Cues, start: int, end: int) -> bool:
+    """A passive after a modal of duty or commitment ("will be wiped", "must be completed") names
+    an act done at some moment, unless it is a standing rule ("must be kept", "is entitled"), a
+    case ("when it is granted"), a refusal ("will not be paid") or who decides on what grounds
+    ("are decided at the discretion of …")."""
+    doc = cues.doc
+    j = _modal_before(doc, start)
+    if j is None or doc[j].lower_ not in ("will", "shall", "must", "should", "would", "need", "needs"):
+        return False
+    if _in_case(doc, j) or (doc[0].lower_ == "to" and len(doc) > 1 and doc[1].lower_ != "be"):
+        return False  # "To use your leave, …": the reader's own way of getting something
+    participle = doc[end - 1]
+    if participle.lower_ in lx.STATE_PARTICIPLES or base_form(participle.text) in _STANDING_BASES:
+        return False
+    return not _criteria_after(doc, end - 1)
+
+
+def _in_case(doc, i: int) -> bool:
+    """Token `i` stands in a clause that names a case or a moment, or in a relative clause."""
+    if i and doc[i - 1].lower_ in ("who", "that", "which"):
+        return True
+    return bool(clause_opener(doc, i, ("when", "once", "after", "before", "until", "if", "unless", "how", "whether")))
 
 
 def no_deadline(cues: Cues) -> Finding | None:

@@ -45,6 +45,30 @@ def test_flags_an_act_of_the_organisation_with_no_one_named():
     assert "no_owner" not in one("Permits must be renewed by the holder before they expire.")
 
 
+def test_what_will_or_may_be_done_to_things_or_people_needs_an_owner_unless_the_reader_does_it():
+    # the organisation's commitments and discretion, whatever the verb
+    assert "no_owner" in one("Hire charges will be refunded for each cancelled booking.")
+    assert "no_owner" in one("Unused lockers may be reassigned at the end of term.")
+    assert "no_owner" in one("Tenants will be given a copy of the inventory.")  # done to people
+    assert "no_owner" in one("Members who miss three meetings may be suspended.")
+    assert "no_owner" in one("Hall bookings require a safeguarding check.")  # an act named as a noun
+    # the one the rule binds does it, or a role does, or it is a state, a refusal or a case
+    assert "no_owner" not in one("Up to three days of credit may be carried over into the next month.")
+    assert "no_owner" not in one("Lockers must be cleaned before they are returned.")  # a duty of the holder
+    assert "no_owner" not in one("Deposits will not be refunded.")  # a refusal
+    assert "no_owner" not in one("Hire charges will be refunded by the Bookings Officer.")
+    assert "no_owner" not in one("The Bookings Officer will tell hirers by 1 March whether they have a booking.")
+    assert "no_owner" not in one("Reviews must be carried out by at least two members of the panel.")
+
+
+def test_a_named_time_or_a_case_is_not_an_owner_and_names_no_one():
+    assert "no_owner" in one("Hirers will be told by 1 March whether their booking is confirmed.")  # a date
+    assert "no_owner" not in one("Hirers who are refused a booking may appeal to the Hall Manager.")  # a case
+    assert "no_owner" not in one("These rules set out how lockers are allocated to members.")  # a description
+    assert "no_owner" not in one("Lockers have been inspected in the past.")  # what happened
+    assert "no_owner" not in one("If you or someone else is injured, tell the Duty Officer.")
+
+
 def test_flags_a_required_act_without_a_time():
     assert "no_deadline" in one("Staff must notify the Records Officer of any lost file.")
     assert "no_deadline" in one("The panel will review each appeal.")
@@ -52,6 +76,11 @@ def test_flags_a_required_act_without_a_time():
     assert "no_deadline" in late and "vague" in late  # a vague time is no deadline
     assert "no_deadline" not in one("Staff must notify the Records Officer of any lost file within two working days.")
     assert "no_deadline" not in one("Staff must wear their badge in the building.")  # conduct, not an act at a time
+    assert "no_deadline" in one("Fire doors should be tested regularly.")  # a vague time is none
+    assert "no_deadline" in one("Volunteers must attend an induction session.")
+    assert "no_deadline" not in one("Late bookings are considered case by case.")  # criteria, not a step
+    assert "no_deadline" not in one("Appeals are decided at the discretion of the Hall Manager.")
+    assert "no_deadline" not in one("To book the hall, you must submit the online form.")  # the reader's own way
 
 
 def test_flags_an_obligation_without_a_consequence_unless_one_is_stated():
@@ -64,6 +93,12 @@ def test_flags_an_obligation_without_a_consequence_unless_one_is_stated():
     )
     assert "no_consequence" not in enforced[bare]  # a general enforcement clause covers the document
     assert "no_consequence" not in one("Permit holders may park in any bay marked for permits.")  # a permission
+    scheme = flags_of(
+        f"## 1. Parking\n\n{bare}\n\n## 2. Enforcement\n\nAny breach of this scheme may lead to a fine.\n"
+    )
+    assert "no_consequence" not in scheme[bare]  # "this scheme" is the whole document as much as "this policy"
+    assert "no_consequence" in one("Supervisor approval is needed for a late booking.")  # "is needed" obliges
+    assert "no_consequence" in one("Avoid posting photographs of residents.")  # "avoid" forbids
 
 
 def test_flags_both_sentences_of_a_contradiction_and_points_each_to_the_other():
@@ -123,6 +158,11 @@ def test_flags_references_to_parts_the_document_does_not_have():
     assert (
         "dangling_reference" not in found["Personal data is processed under section 6 of the Data Protection Act 2018."]
     )
+    others = flags_of(
+        "# Policy\n\n## 1. Rules\n\nConcerns may go to a prescribed person under section 43F of the Employment Rights Act 1996.\n\n"
+        "Per the National Retention Schedule 4.2 issued by the Archives, emails are records.\n"
+    )
+    assert not any("dangling_reference" in f for f in others.values())  # parts of other documents
 
 
 def test_reads_plain_text_headings_and_skips_tables_and_front_matter():
