@@ -263,7 +263,7 @@ def main(argv: list[str] | None = None) -> int:
         "--second-labels",
         type=Path,
         metavar="FILE",
-        help="another labeller's flags for the same sentences (data/critic/heldout-second-labeller.jsonl): "
+        help="another labeller's flags for the same sentences (data/critic/second-labeller.jsonl: the dev2 and heldout parts): "
         "scored like a system, with Cohen's kappa per flag",
     )
     parser.add_argument("--errors", action="store_true", help="list the critic's mistakes (not on the heldout part!)")
