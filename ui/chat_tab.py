@@ -11,6 +11,8 @@ What the tab offers, each handler a thin call into `ui.service.WarrantService`:
 - a list of the caller's conversations (title from the first question, date) to reopen, "New
   conversation" (which a page reload keeps), and deletion after a confirmation, from the button
   under the list or the Chatbot's own trash icon;
+- the message box, "Ask" and "New conversation" take input only once the page load has set the
+  conversation the page shows (a turn sent before went to a conversation of its own);
 - in the empty chat, a welcome line and example questions drawn from the documents (clickable);
 - a clarifying question's options as buttons, and a reply that picks one continues the question;
 - thumbs up/down on every reply, with an optional comment, changeable;
@@ -67,6 +69,9 @@ _CONFIRM_DELETE = (
     "(sid, _ok) => [sid, window.confirm('Delete this conversation and its votes? This cannot be undone.')]"
 )
 
+
+# The message box's autofocus is lost while it is disabled (until the page load); given back here.
+_FOCUS_MESSAGE = "() => { document.querySelector('#warrant-message textarea')?.focus(); }"
 
 # The clipboard API needs a secure context (https or localhost); elsewhere the older copy command.
 _COPY = """(text) => {
@@ -142,7 +147,8 @@ def build_chat_tab(service: WarrantService, identity_of: Callable[[gr.Request], 
     feedback_vote = gr.State("")
     with gr.Row(equal_height=False, elem_id="warrant-chat-row"):
         with gr.Column(scale=1, min_width=200, elem_id="warrant-conversations-col"):
-            new = gr.Button("New conversation", elem_id="warrant-new")
+            # Off until the page load has set which conversation this page shows (see `restore`).
+            new = gr.Button("New conversation", interactive=False, elem_id="warrant-new")
             conversations = gr.Radio(
                 choices=[],
                 value=None,
@@ -179,9 +185,10 @@ def build_chat_tab(service: WarrantService, identity_of: Callable[[gr.Request], 
                 max_lines=4,
                 elem_id="warrant-message",
                 autofocus=True,
+                interactive=False,  # until the page load has set the conversation (see `restore`)
             )
             with gr.Row():
-                send = gr.Button("Ask", variant="primary", elem_id="warrant-send")
+                send = gr.Button("Ask", variant="primary", interactive=False, elem_id="warrant-send")
                 file_claim = gr.Button("File a claim", visible=False, elem_id="warrant-file-claim-from-chat")
             gr.Markdown(PRIVACY_NOTICE, elem_id="warrant-privacy-note", elem_classes=["warrant-muted"])
         with gr.Column(scale=2, min_width=260):
@@ -395,6 +402,16 @@ def build_chat_tab(service: WarrantService, identity_of: Callable[[gr.Request], 
         except PermissionDenied as exc:
             return refused(exc)
 
+    def ready():
+        """After the page load: the message box, "Ask" and "New conversation" take input."""
+        return gr.Textbox(interactive=True), gr.Button(interactive=True), gr.Button(interactive=True)
+
+    # A turn sent before the load's `restore` had set `session_id` went to a conversation of its
+    # own, and `restore`'s late output then put the page on another one, so the next reply (the
+    # pick of a clarifying option) missed the question it answered. So nothing that chooses the
+    # conversation takes input until the load has finished (`.then`: whether or not it failed).
     if isinstance(Context.root_block, gr.Blocks):
-        Context.root_block.load(restore, None, every, api_visibility="private")
+        Context.root_block.load(restore, None, every, api_visibility="private").then(
+            ready, None, [message, send, new], api_visibility="private", queue=False
+        ).then(None, None, None, js=_FOCUS_MESSAGE)
     return ChatTab(session_id=session_id, file_claim=file_claim)

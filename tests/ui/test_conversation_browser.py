@@ -49,8 +49,10 @@ def account(app):
     return create
 
 
-def _page(browser, base: str, username: str, password: str = PASSWORD, width: int = 1280, **context):
+def _page(browser, base: str, username: str, password: str = PASSWORD, width: int = 1280, init_script="", **context):
     page = browser.new_context(viewport={"width": width, "height": 900}, **context).new_page()
+    if init_script:
+        page.add_init_script(init_script)
     page.goto(base + "/")
     page.fill("#username", username)
     page.fill("#password", password)
@@ -117,6 +119,48 @@ def test_a_reply_that_picks_a_clarifying_option_answers_the_question_for_it(brow
     )
     assert "Which policy do you mean?" not in last_reply(page) and "[1]" in last_reply(page)
     assert second in page.inner_text("#warrant-sources .warrant-source"), (second, page.inner_text("#warrant-sources"))
+    page.close()
+
+
+# Holds back the page load's request for the chat's conversation (the load event whose outputs
+# include the Chatbot) until the test calls window.releaseChatLoad(): a slow server, made certain.
+_HOLD_CHAT_LOAD = """(() => {
+  const send = window.fetch.bind(window);
+  let release;
+  const held = new Promise(r => { release = r; });
+  window.releaseChatLoad = () => release();
+  window.fetch = async (input, init) => {
+    const url = typeof input === 'string' ? input : input.url;
+    const config = window.gradio_config;
+    if (config && url.includes('/queue/join') && init && typeof init.body === 'string') {
+      const chat = config.components.find(c => c.props && c.props.elem_id === 'warrant-chat');
+      const event = config.dependencies.find(d => d.id === JSON.parse(init.body).fn_index);
+      if (chat && event && event.targets.some(t => t[1] === 'load') && event.outputs.includes(chat.id)) {
+        await held;
+      }
+    }
+    return send(input, init);
+  };
+})()"""
+
+
+def test_nothing_is_sent_before_the_page_has_its_conversation_so_a_reply_finds_its_question(browser, app, account):
+    """A turn sent while the page load was still finding the conversation went to a new one of its
+    own, and the load's late answer then moved the page to another: the reply that picked a
+    clarifying option missed its question (a flaky test showed it on a busy machine)."""
+    base, _ = app
+    page = _page(browser, base, account("early"), init_script=_HOLD_CHAT_LOAD)
+    assert page.locator("#warrant-message textarea").is_disabled()
+    assert page.locator("#warrant-send").is_disabled() and page.locator("#warrant-new").is_disabled()
+    page.evaluate("() => window.releaseChatLoad()")
+    page.wait_for_function(
+        "() => document.activeElement === document.querySelector('#warrant-message textarea')", timeout=UI_TIMEOUT
+    )  # enabled, and focused as before (autofocus)
+    ask(page, "fees?")
+    page.locator("#warrant-chat button.option").first.wait_for(timeout=UI_TIMEOUT)
+    ask(page, "The examination one")
+    assert "Which policy do you mean?" not in last_reply(page) and "[1]" in last_reply(page)
+    assert len(_conversation_titles(page)) == 1, _conversation_titles(page)
     page.close()
 
 
