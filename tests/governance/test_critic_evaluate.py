@@ -16,7 +16,9 @@ def test_the_labelled_set_is_large_enough_and_its_split_is_the_seeded_one():
     sentences = [flags for d in docs for _, flags in d.sentences()]
     assert len(sentences) >= 200
     recorded = {d.doc for d in docs if d.split == "test"}
-    drawn = {d.doc: [f for _, f in d.sentences()] for d in docs if d.split not in ("dev", "dev2", "heldout")}  # came later
+    drawn = {
+        d.doc: [f for _, f in d.sentences()] for d in docs if d.split not in ("dev", "dev2", "heldout")
+    }  # came later
     assert recorded == assign_split(drawn)
     for part in ("train", "test"):
         flags = [f for d in docs if d.split == part for _, fl in d.sentences() for f in fl]
