@@ -208,20 +208,20 @@ def clause_opener(doc: Doc, i: int, openers: tuple[str, ...], stops: frozenset[s
     return ""
 
 
-def _in_condition(doc: Doc, i: int) -> bool:
-    """Token `i` stands in an if-clause or a relative clause ("if you need to", "who must travel"):
-    it describes a case, it requires nothing."""
+def in_case(doc: Doc, i: int, openers: tuple[str, ...]) -> bool:
+    """Token `i` stands in a relative clause ("who must travel") or in a clause that one of
+    `openers` opens ("if you need to"): it describes a case, it requires nothing."""
     if i and doc[i - 1].lower_ in ("who", "that", "which"):
         return True
-    return bool(clause_opener(doc, i, ("if", "unless", "whether")))
+    return bool(clause_opener(doc, i, openers))
 
 
 def _deontic(cues: Cues) -> None:
     doc = cues.doc
     for token in doc:
         low, i = token.lower_, token.i
-        if low in ("must", "shall", "should", "need", "needs", "have", "has", "required", "needed") and _in_condition(
-            doc, i
+        if low in ("must", "shall", "should", "need", "needs", "have", "has", "required", "needed") and in_case(
+            doc, i, lx.CONDITION_OPENERS
         ):
             continue
         nxt = doc[i + 1].lower_ if i + 1 < len(doc) else ""

@@ -279,6 +279,11 @@ DEFERRAL = (
     r"shown|listed) in|under the [\w' -]*?(?:procedure|policy|process|rules|regulations?|scheme|arrangements)|"
     r"through the [\w' -]*?(?:process|procedure))\b"
 )
+# Words that open a clause naming a condition ("if you need to …"): a modal in it requires nothing.
+CONDITION_OPENERS = ("if", "unless", "whether")
+# Words that open a clause naming a case or a moment ("when it is granted", "before it is
+# advertised", "how spaces are allocated"): an act in it is no step of the rule.
+CASE_OPENERS = ("when", "once", "after", "before", "until", "if", "unless", "how")
 # Modals of what will or may happen (not of duty): the organisation's commitments and discretion.
 COMMITMENT_MODALS = frozenset("will would may might can could".split())
 # Modal verbs: a clause that has one states a rule of its own.

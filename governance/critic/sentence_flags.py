@@ -7,7 +7,15 @@ The definitions are the labelling guidelines of `data/critic/README.md`.
 from __future__ import annotations
 
 from governance.critic import lexicon as lx
-from governance.critic.cues import Cues, base_form, clause_opener, is_organisation_act, is_participle, is_timed_act
+from governance.critic.cues import (
+    Cues,
+    base_form,
+    clause_opener,
+    in_case,
+    is_organisation_act,
+    is_participle,
+    is_timed_act,
+)
 from governance.critic.records import Finding
 
 
@@ -62,7 +70,7 @@ def _named_after(cues: Cues, i: int) -> bool:
 def _vague_owner(cues: Cues) -> str:
     doc = cues.doc
     for t in doc:
-        if clause_opener(doc, t.i, ("if", "unless", "whether")):
+        if clause_opener(doc, t.i, lx.CONDITION_OPENERS):
             continue  # "If you or someone is speaking …": a case, no one is asked to act
         if t.lower_ in lx.VAGUE_OWNERS and not (t.i > 0 and doc[t.i - 1].lower_ == "of"):
             if not (t.i + 1 < len(doc) and doc[t.i + 1].lower_ in lx.COMPOUND_HEADS):
@@ -203,10 +211,7 @@ def no_owner(cues: Cues) -> Finding | None:
         negated = any(t.lower_ in ("not", "n't", "never") for t in doc[max(0, cue.start - 3) : cue.start])
         if negated and participle.lower_ not in lx.APPROVED:
             continue  # "must not be carried out alone", "will not be paid": a prohibition or a refusal
-        in_case = clause_opener(
-            doc, cue.start, ("when", "once", "after", "before", "until", "if", "unless", "how"), lx.MODALS
-        )
-        if in_case and participle.lower_ not in lx.APPROVED:
+        if clause_opener(doc, cue.start, lx.CASE_OPENERS, lx.MODALS) and participle.lower_ not in lx.APPROVED:
             continue  # "when it is granted, …", "unless it is encrypted": a case, not a step
         if participle.lower_ == "considered" and cue.end < len(doc) and doc[cue.end].lower_ not in _AFTER_CONSIDERED:
             continue  # "is considered regular hours": regarded as, not weighed by someone
@@ -282,19 +287,14 @@ def _passive_step(cues: Cues, start: int, end: int) -> bool:
     j = _modal_before(doc, start)
     if j is None or doc[j].lower_ not in ("will", "shall", "must", "should", "would", "need", "needs"):
         return False
-    if _in_case(doc, j) or (doc[0].lower_ == "to" and len(doc) > 1 and doc[1].lower_ != "be"):
-        return False  # "To use your leave, …": the reader's own way of getting something
+    if in_case(doc, j, (*lx.CASE_OPENERS, "whether")) or (
+        doc[0].lower_ == "to" and len(doc) > 1 and doc[1].lower_ != "be"
+    ):
+        return False  # "To qualify, …": the reader's own way of getting something
     participle = doc[end - 1]
     if participle.lower_ in lx.STATE_PARTICIPLES or base_form(participle.text) in _STANDING_BASES:
         return False
     return not _criteria_after(doc, end - 1)
-
-
-def _in_case(doc, i: int) -> bool:
-    """Token `i` stands in a clause that names a case or a moment, or in a relative clause."""
-    if i and doc[i - 1].lower_ in ("who", "that", "which"):
-        return True
-    return bool(clause_opener(doc, i, ("when", "once", "after", "before", "until", "if", "unless", "how", "whether")))
 
 
 def no_deadline(cues: Cues) -> Finding | None:

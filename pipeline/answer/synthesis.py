@@ -49,7 +49,9 @@ _WANTED_UNITS = (
     (re.compile(r"\b(percentage|percent|%|share|weight|weightage)\b", re.I), ("pct",), ""),
     (re.compile(r"\bhow many\b", re.I), ("n", "attempt", "member"), "count"),
 )
-_SENTENCES_FOR_LENGTH = {"brief": 2, "standard": 3, "detailed": 6}
+# How many sentences an answer of each length holds at most (a brief one is cut from the standard
+# one by _brief).
+_SENTENCES_FOR_LENGTH = {"standard": 3, "detailed": 6}
 # Share of a sentence's score that comes from its embedding similarity to the question (the rest
 # is weighted word overlap and the unit it holds); chosen on the dev split.
 SEMANTIC_WEIGHT = 0.4
