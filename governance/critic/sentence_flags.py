@@ -49,7 +49,7 @@ def _named_after(cues: Cues, i: int) -> bool:
             if t.lower_ == "by" and (doc[t.i + 1].like_num or doc[t.i + 1].lower_ in lx.MONTHS | lx.WEEKDAYS):
                 continue  # "by 1 March" is a time, not who acts
             # "by at least two members of the interview panel"; after "from / of / with" the name
-            # comes first ("from your supervisor", not "from the 12 weeks you can take for PPL")
+            # comes first ("from your supervisor", not "from the 12 weeks you can take")
             names = doc[t.i + 1 : t.i + (9 if t.lower_ == "by" else 4)]
             stop = next((n.i for n in names if n.text in (",", ";", ".") or (n.like_num and t.lower_ != "by")), None)
             if stop is not None:
