@@ -86,6 +86,19 @@ def _matchers() -> _Matchers:
                 {"LOWER": {"IN": sorted(lx.PERIODS | {"hour", "hours", "minutes", "time", "other"})}},
             ],
             [{"LIKE_NUM": True}, {"LOWER": {"IN": sorted(lx.PERIODS)}}, {"LOWER": {"IN": ["before", "after", "of"]}}],
+            # "by the last working day of …", "in week 1", "on each examination day", "at every meeting"
+            [{"LOWER": "by"}, {"LOWER": "the"}, {"LOWER": {"IN": ["first", "last", "next", "close"]}}],
+            [
+                {"LOWER": {"IN": ["in", "by", "during", "before"]}},
+                {"LOWER": {"IN": sorted(lx.PERIODS)}},
+                {"LIKE_NUM": True},
+            ],
+            [
+                {"LOWER": {"IN": ["on", "at", "in"]}},
+                {"LOWER": {"IN": ["each", "every"]}},
+                {"IS_ALPHA": True, "OP": "{0,2}"},
+                {"LOWER": {"IN": sorted(lx.PERIODS | lx.OCCASIONS)}},
+            ],
         ],
     )
     return _Matchers(phrases, patterns)
@@ -143,6 +156,8 @@ def verb_forms(verbs: frozenset[str]) -> frozenset[str]:
 
 _ORGANISATION_FORMS = verb_forms(lx.ORGANISATION_VERBS)
 _TIMED_FORMS = verb_forms(lx.TIMED_VERBS)
+_PHRASAL_TIMED_FORMS = verb_forms(frozenset({"follow", "top"}))  # only with "up"
+_HANDING_FORMS = verb_forms(frozenset({"provide"}))  # only with a recipient
 
 
 def is_participle(token: Token) -> bool:
@@ -159,11 +174,20 @@ def is_organisation_act(token: Token) -> bool:
 
 
 def is_timed_act(token: Token) -> bool:
-    """A form of a verb whose act happens at a time ("submit", "notified", "follow up"); nouns
-    ("approval") are not."""
-    if token.lower_ in ("follow", "follows") and token.i + 1 < len(token.doc):
-        return token.doc[token.i + 1].lower_ == "up"
-    return token.lower_ in _TIMED_FORMS
+    """A form of a verb whose act happens at a time ("submit", "notified", "follow up", "topped
+    up", "provide … to someone"); nouns ("approval") are not."""
+    doc, low = token.doc, token.lower_
+    if low in _PHRASAL_TIMED_FORMS:
+        return token.i + 1 < len(doc) and doc[token.i + 1].lower_ == "up"
+    if low in _HANDING_FORMS:
+        # "provide their recommendation to PeopleOps" hands something over; "provide a laptop" supplies
+        for t in doc[token.i + 1 : token.i + 9]:
+            if t.text in (",", ";", "."):
+                break
+            if t.lower_ == "to":
+                return True
+        return False
+    return low in _TIMED_FORMS
 
 
 def _negated_after(doc: Doc, i: int) -> bool:
@@ -220,10 +244,10 @@ def _deontic(cues: Cues) -> None:
     doc = cues.doc
     for token in doc:
         low, i = token.lower_, token.i
-        if low in ("must", "shall", "should", "need", "needs", "have", "has", "required", "needed") and in_case(
-            doc, i, lx.CONDITION_OPENERS
+        if low in ("must", "shall", "should", "need", "needs", "have", "has", "required", "needed") and (
+            in_case(doc, i, lx.CONDITION_OPENERS) or any(t.lower_ in ("what", "how") for t in doc[max(0, i - 3) : i])
         ):
-            continue
+            continue  # "if you need to …", "explains what employees need to do": a case or a description
         nxt = doc[i + 1].lower_ if i + 1 < len(doc) else ""
         if low in ("must", "shall", "should", "ought"):
             if _negated_after(doc, i):
@@ -253,7 +277,8 @@ def _deontic(cues: Cues) -> None:
         elif (
             low in ("required", "needed") and i > 0 and (doc[i - 1].lower_ in lx.BE_FORMS or doc[i - 1].lower_ == "not")
         ):
-            cues.add("exempt" if _negated_before(doc, i) else "oblige", i, i + 1)
+            nothing = _negated_before(doc, i) or any(t.lower_ == "no" for t in doc[max(0, i - 5) : i])
+            cues.add("exempt" if nothing else "oblige", i, i + 1)  # "no further action is needed"
         elif low in ("require", "requires") or (low == "mandatory" and not (nxt[:1].isalpha() and nxt != "for")):
             cues.add("oblige", i, i + 1)  # "is mandatory (for …)", not "the mandatory training"
         elif low in ("optional", "exempt"):
@@ -289,7 +314,11 @@ def _instructions(cues: Cues) -> None:
     doc = cues.doc
     if re.search(lx.POINTER, cues.text, re.I):
         return  # "Contact your Timekeeper if you have questions": help offered, nothing required
-    for start in clause_starts(doc):
+    starts = clause_starts(doc)
+    if cues.has("imperative") or (starts and doc[starts[0]].lower_ in lx.IMPERATIVE_VERBS):
+        # "Keep … visible and don't DM staff": a prohibition coordinated with an instruction
+        starts += [t.i + 1 for t in doc[:-2] if t.lower_ in ("and", "but") and doc[t.i + 1].lower_ in ("do", "never")]
+    for start in starts:
         first = doc[start].lower_
         nxt = doc[start + 1].lower_ if start + 1 < len(doc) else ""
         after = doc[start + 2].lower_ if start + 2 < len(doc) else ""

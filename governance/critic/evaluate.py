@@ -1,16 +1,16 @@
 """Measure the critic on the labelled set (data/critic) beside two trivial baselines.
 
-    python -m governance.critic.evaluate [--split heldout|test|train|dev|dev2|all] [--embed] [--json OUT]
+    python -m governance.critic.evaluate [--split heldout|test|train|dev|dev2|dev3|all] [--embed] [--json OUT]
         [--second-labels FILE] [--errors]
 
 Prints precision, recall and F1 per flag and their mean (macro F1) for the critic (`--json` adds
 the counts behind them: sentences labelled, flagged and found per flag), with `--embed`
-for a logistic regression per flag on MiniLM embeddings (fitted on the train part, or on all four development parts for `heldout`), for a
+for a logistic regression per flag on MiniLM embeddings (fitted on the train part, or on every development part for `heldout`), for a
 keyword-only baseline (each flag fires on its trigger words, with no reading of the sentence) and
 for the majority baseline (no flag on any sentence: most sentences have none of each). Each
 labelled document is rebuilt under its headings, one labelled sentence a paragraph, so the critic
 sees the same sentences the labels name. `--errors` lists the critic's mistakes; use it on the
-train, test, dev and dev2 parts only (`heldout` is the measuring part; data/critic/README.md). Not
+development parts only (train, test, dev, dev2, dev3) (`heldout` is the measuring part; data/critic/README.md). Not
 imported by the app.
 """
 
@@ -36,6 +36,8 @@ from governance.critic.records import FLAGS
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "critic"
 SPLIT_SEED = 31
+# the parts the critic was developed on, in the order they were written; "heldout" is measured only
+DEVELOPMENT = ("train", "test", "dev", "dev2", "dev3")
 
 
 @dataclass(frozen=True)
@@ -78,8 +80,8 @@ def load(folder: Path = DATA) -> list[LabelledDocument]:
 def assign_split(docs: dict[str, list[frozenset[str]]], seed: int = SPLIT_SEED, share: float = 1 / 3) -> set[str]:
     """The test documents: taken in a random order seeded with `seed`, a document joins the test
     part while that part holds under `share` of the sentences (10 % slack), unless it would carry
-    more than half of some flag's positives into it. The `dev`, `dev2` and `heldout` documents, written
-    after the first measurement, were never part of the draw."""
+    more than half of some flag's positives into it. The `dev`, `dev2`, `dev3` and `heldout` documents,
+    written after the first measurement, were never part of the draw."""
     order = sorted(docs)
     random.Random(seed).shuffle(order)
     total = sum(len(v) for v in docs.values())
@@ -251,7 +253,7 @@ def _embedder() -> Embed:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m governance.critic.evaluate", description=__doc__.splitlines()[0])
-    parser.add_argument("--split", choices=("heldout", "test", "train", "dev", "dev2", "all"), default="heldout")
+    parser.add_argument("--split", choices=("heldout", *DEVELOPMENT, "all"), default="heldout")
     parser.add_argument("--data", type=Path, default=DATA, help="folder with documents.jsonl and sentences.jsonl")
     parser.add_argument(
         "--embed",
@@ -263,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
         "--second-labels",
         type=Path,
         metavar="FILE",
-        help="another labeller's flags for the same sentences (data/critic/second-labeller.jsonl: the dev2 and heldout parts): "
+        help="another labeller's flags for the same sentences (data/critic/second-labeller.jsonl: the parts a second labeller wrote): "
         "scored like a system, with Cohen's kappa per flag",
     )
     parser.add_argument("--errors", action="store_true", help="list the critic's mistakes (not on the heldout part!)")
@@ -274,7 +276,7 @@ def main(argv: list[str] | None = None) -> int:
     systems: dict[str, Predictor] = {"critic": critic_predictor(embed)}
     if embed is not None:
         # fitted on the train part, or on every development part when the held-out part is measured
-        fitted_on = ("train", "test", "dev", "dev2") if args.split == "heldout" else ("train",)
+        fitted_on = DEVELOPMENT if args.split == "heldout" else ("train",)
         systems["embedding classifier"] = embedding_classifier([d for d in everything if d.split in fitted_on], embed)
     if args.second_labels:
         systems["second labeller"] = second_labeller(args.second_labels, args.data)

@@ -51,7 +51,17 @@ VAGUE_PHRASES = (
     "good cause",
 )
 # Vague quantities in more than one word: like VAGUE_WORDS, flagged where the sentence states a rule.
-VAGUE_QUANTITY_PHRASES = ("a number of", "a lot", "lots of", "and/or", "and so on", "high-profile", "high profile")
+VAGUE_QUANTITY_PHRASES = (
+    "a number of",
+    "a lot",
+    "lots of",
+    "and/or",
+    "and so on",
+    "high-profile",
+    "high profile",
+    "the majority of",
+    "the bulk of",
+)
 # Hedges make a rule vague wherever they stand: its exceptions are left unsaid.
 HEDGES = ("generally", "normally", "usually", "typically", "in general", "as a rule", "in principle", "almost all")
 # Vague times: a deadline that is none.
@@ -72,6 +82,10 @@ VAGUE_TIMES = (
     "appropriate intervals",
     "reasonable period",
     "reasonable time",
+    "near the end of",
+    "towards the end of",
+    "toward the end of",
+    "around the time",
 )
 
 # Words that make a sentence state a rule (a requirement, permission or entitlement).
@@ -117,24 +131,34 @@ TIME_PHRASES = (
     "until",
     "at the same time",
     "deadline",
+    "at all times",
+    "continuously",
 )
 WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
 MONTHS = frozenset("january february march april may june july august september october november december".split())
 PERIODS = frozenset("day days week weeks month months year years quarter quarters term terms period periods".split())
+# Recurring occasions that set a moment ("at every meeting", "on each visit").
+OCCASIONS = frozenset("meeting session visit shift hire event booking date occasion semester".split())
 
 # Acts that happen at a time (an owner's missing deadline is one of these).
 TIMED_VERBS = frozenset(
     """submit send notify inform tell report apply request register file pay repay return
     complete respond reply review approve refuse decide check record log document declare contact
     acknowledge address investigate inspect meet renew update refer follow-up reach consider delete
-    destroy attend refund recover wipe collect publish""".split()
+    destroy attend refund recover wipe collect publish process confirm reimburse remove arrange
+    schedule announce circulate forward escalate issue prepare deliver invoice reconcile countersign
+    terminate replace repair upload produce draft appoint invite remind alert undertake
+    perform finalise finalize answer resolve verify audit""".split()
 )
+# Decisions: "X decides / approves …" in the present says who decides, not a step with a moment.
+DECISION_VERBS = frozenset("decide approve refuse reject consider determine grant authorise authorize".split())
 # Acts the organisation does (an agentless passive of one names no owner).
 ORGANISATION_VERBS = frozenset(
     """review consider approve authorise authorize grant refuse reject decide assess inspect monitor
     audit investigate acknowledge address record log destroy delete notify inform tell ask restrict
     recover end agree purchase advertise encrypt allocate assign evaluate examine verify process
-    suspend withdraw refer check deduct remove terminate cancel exclude dismiss issue complete test""".split()
+    suspend withdraw refer check deduct remove terminate cancel exclude dismiss issue complete test
+    withhold confirm arrange schedule determine""".split()
 )
 # Acts the one a rule binds does with their own things: an agentless passive of one of these
 # after a modal ("must be submitted", "may be carried over", "should be raised") names its agent
@@ -220,7 +244,7 @@ CONSEQUENCE_PATTERNS = (
     r"\b(?:will|would|may|might|shall|can|could)\s+(?:not|no longer)\s+be\s+(?:paid|reimbursed|accepted|"
     r"approved|processed|considered|refunded|covered|allowed|granted|valid|renewed|issued)\b",
     r"\bcannot\s+be\s+(?:approved|accepted|paid|reimbursed|processed|used)\b",
-    r"\bno longer\b",
+    r"\b(?:will|would|may|might|shall|can|could)\s+no longer\b",
     r"\bresult(?:s|ed|ing)?\s+in\b",
     r"\blead(?:s)?\s+to\b",
     r"\bdisciplinary\b",
@@ -234,7 +258,10 @@ CONSEQUENCE_PATTERNS = (
     r"\b(?:will|would|may|shall)\s+lose\b|\bloses\b",
     r"\bdeducted\b",
     r"\b(?:will|may|shall)\s+be\s+(?:fined|removed|excluded|dismissed|barred|banned)\b",
-    r"\bwill\s+be\s+(?:charged|rejected|refused|cancelled|canceled|withdrawn|returned)\b",
+    r"\bwill\s+be\s+(?:charged|rejected|refused|cancelled|canceled|withdrawn|returned|recovered)\b",
+    r"\b(?:be|being)\s+withheld\b",
+    r"\b(?:will|may|shall)\s+be\s+(?:taken|recovered)\s+from\b",
+    r"\btreated\s+as\s+(?:unauthori[sz]ed|unpaid|misconduct)\b",
     r"\b(?:suspended|revoked|terminated)\b",
     r"\botherwise\b",
     r"\bpay\s+(?:back\s+)?the\s+difference\b",
@@ -256,6 +283,17 @@ ROLE_NOUNS = frozenset(
     approver reviewer assessor inspector clerk specialist counsellor""".split()
 )
 VAGUE_OWNERS = frozenset("leadership management someone somebody".split())
+# Suffixes of nouns for one who acts ("the original evaluator", "the employer"), and the common
+# words that end so without naming anyone.
+AGENT_SUFFIXES = ("or", "ors", "er", "ers", "ist", "ists", "ant", "ants")
+NOT_AGENTS = frozenset(
+    """number numbers other others letter letters paper papers matter matters order orders later
+    register registers computer computers further quarter quarters water error errors factor
+    factors sector sectors corridor floor floors border borders center centre centers chapter
+    chapters parameter parameters meter meters folder folders server servers browser browsers
+    printer printers counter voucher vouchers transfer transfers cover offer offers minister
+    important relevant significant constant instant distant vacant pleasant""".split()
+)
 VAGUE_OWNER_QUALIFIERS = frozenset("appropriate relevant responsible competent".split())
 APPROVAL_NOUNS = frozenset(
     "approval approvals authorization authorisation authorizations permission consent sign-off".split()

@@ -40,6 +40,11 @@ def vague(cues: Cues) -> Finding | None:
     return Finding("vague", words, f'Say exactly what "{words}" means here: a number, a date, a list or a test.')
 
 
+def _agent_noun(word: str) -> bool:
+    """A noun for one who acts, by its English suffix ("evaluator", "employer", "pharmacist")."""
+    return word.endswith(lx.AGENT_SUFFIXES) and len(word) > 5 and word not in lx.NOT_AGENTS
+
+
 def _named_after(cues: Cues, i: int) -> bool:
     """A "by X" / "from X" / "of X" names who acts (a role, a body, a capitalised name)."""
     doc = cues.doc
@@ -55,7 +60,9 @@ def _named_after(cues: Cues, i: int) -> bool:
             if stop is not None:
                 names = doc[t.i + 1 : stop]
             if t.lower_ == "by" and len(names) > 1 and names[0].lower_ in ("the", "a", "an", "each", "their", "your"):
-                if names[1].lower_ not in ("end", "time", "date", "deadline", "way", "means", "use"):
+                if any(
+                    n.lower_ in lx.PERSON_NOUNS or n.lower_ in lx.ROLE_NOUNS or _agent_noun(n.lower_) for n in names
+                ):
                     return not any(n.lower_ in lx.VAGUE_OWNERS for n in names)  # "by the holder"
             if any(
                 n.lower_ in lx.ROLE_NOUNS
@@ -67,13 +74,20 @@ def _named_after(cues: Cues, i: int) -> bool:
     return False
 
 
+def _in_a_name(doc, i: int) -> bool:
+    """Token `i` is a capitalised word inside a longer name ("the Corporate Management Team")."""
+    if not doc[i].text[:1].isupper():
+        return False
+    return any(0 < j < len(doc) and doc[j].text[:1].isupper() and doc[j].is_alpha for j in (i - 1, i + 1))
+
+
 def _vague_owner(cues: Cues) -> str:
     doc = cues.doc
     for t in doc:
         if clause_opener(doc, t.i, lx.CONDITION_OPENERS):
             continue  # "If you or someone is speaking …": a case, no one is asked to act
         if t.lower_ in lx.VAGUE_OWNERS and not (t.i > 0 and doc[t.i - 1].lower_ == "of"):
-            if not (t.i + 1 < len(doc) and doc[t.i + 1].lower_ in lx.COMPOUND_HEADS):
+            if not (t.i + 1 < len(doc) and doc[t.i + 1].lower_ in lx.COMPOUND_HEADS) and not _in_a_name(doc, t.i):
                 return t.text
         if t.lower_ in lx.VAGUE_OWNER_QUALIFIERS and t.i + 1 < len(doc):
             nxt = doc[t.i + 1]
@@ -85,6 +99,14 @@ def _vague_owner(cues: Cues) -> str:
 def _has_named_agent(cues: Cues) -> bool:
     """Somewhere in the sentence a "by <role or name>" says who acts."""
     return any(t.lower_ == "by" and _named_after(cues, t.i) for t in cues.doc)
+
+
+def _sent_to_a_name(doc, i: int) -> bool:
+    """Right before token `i`, "to <a role or a name>" says to whom something goes."""
+    to = next((t.i for t in reversed(doc[max(0, i - 8) : i]) if t.lower_ == "to"), None)
+    return to is not None and any(
+        t.lower_ in lx.ROLE_NOUNS or (t.text[:1].isupper() and t.is_alpha) for t in doc[to + 1 : i]
+    )
 
 
 def _approval_without_approver(cues: Cues) -> str:
@@ -108,6 +130,8 @@ def _approval_without_approver(cues: Cues) -> str:
                 continue
             if _named_after(cues, t.i + 1):
                 continue
+            if prev == "for" and _sent_to_a_name(doc, t.i - 1):
+                continue  # "send the list to the Front Office for approval": the approver is named
             return t.text
         if low in ("approved", "authorised", "authorized") and prev in ("an", "a") and prev2 in lx.POINT_IN_TIME:
             continue  # "within ten days of an approved request": the approval is a point in time
@@ -138,7 +162,9 @@ def _only_before(doc, i: int) -> bool:
 
 _STANDING_BASES = frozenset(base_form(v) for v in lx.STANDING_VERBS)
 _READER_BASES = frozenset(base_form(v) for v in lx.READER_VERBS)
-_AFTER_CONSIDERED = frozenset({"for", "on", "by", "in", "at", "if", "when", "within", "case", "before", "after", "."})
+_AFTER_CONSIDERED = frozenset(
+    {"for", "on", "by", "in", "at", "if", "when", "within", "case", "before", "after", "only", "."}
+)
 
 
 def _modal_before(doc, start: int) -> int | None:
@@ -179,7 +205,11 @@ def _someone_elses_act(cues: Cues, start: int, end: int) -> bool:
         return participle.lower_ not in lx.STATE_PARTICIPLES
     if doc[j].lower_ not in lx.COMMITMENT_MODALS:
         return False  # "must be cleaned": a duty, most often of the one the rule binds
-    return participle.lower_ not in lx.STATE_PARTICIPLES and base_form(participle.text) not in _READER_BASES
+    if participle.lower_ in lx.STATE_PARTICIPLES:
+        return False
+    # what may be done is often the holder's own ("may be carried over"); what will be done to
+    # their things, someone else does ("will be paid out", "will be returned to the donors")
+    return doc[j].lower_ in ("will", "would") or base_form(participle.text) not in _READER_BASES
 
 
 def no_owner(cues: Cues) -> Finding | None:
@@ -206,8 +236,10 @@ def no_owner(cues: Cues) -> Finding | None:
                 participle.lower_ in lx.APPROVED and _only_before(doc, cue.start)
             ):
                 continue  # "they have been reviewed in the past": what happened, not a rule
-        if cue.start and doc[cue.start - 1].lower_ in ("who", "that", "which"):
-            continue  # "Staff who are refused a permit …": a relative clause names a case
+        if (cue.start and doc[cue.start - 1].lower_ in ("who", "that", "which")) or clause_opener(
+            doc, cue.start, ("whose",), lx.MODALS
+        ):
+            continue  # "Staff who are refused a permit …", "a student whose result is withheld …": a case
         negated = any(t.lower_ in ("not", "n't", "never") for t in doc[max(0, cue.start - 3) : cue.start])
         if negated and participle.lower_ not in lx.APPROVED:
             continue  # "must not be carried out alone", "will not be paid": a prohibition or a refusal
@@ -228,6 +260,8 @@ def _criteria_after(doc, i: int) -> bool:
     following = [t.lower_ for t in doc[i + 1 : i + 10]]
     if any(w in ("if", "provided", "unless", "discretion") for w in following[:6]) or following[:1] == ["case"]:
         return True
+    if following[:1] == ["only"]:
+        return True  # "are issued only to staff whose …", "will be considered only in …"
     return "on" in following[:3] and "basis" in following
 
 
@@ -258,11 +292,16 @@ def _timed_act_required(cues: Cues) -> str:
             prev = doc[t.i - 1].lower_ if t.i else ""
             # the act itself, or an act coordinated with it: "accept …, obtain …, and document …"
             verb_position = t.i - anchor < 3 or prev in (",", "and", "or", "to", "then") or prev.endswith("ly")
+            if t.text[:1].isupper():
+                continue  # "see the Revaluation and Answer-Script Review Policy": a name, not an act
             passive = any(x.lower_ in lx.BE_FORMS for x in doc[anchor : t.i])
             if verb_position and is_timed_act(t) and (not is_participle(t) or passive):
                 if is_organisation_act(t) and _criteria_after(doc, t.i):
                     break  # "will be approved if the course is relevant": criteria, not a step
                 return doc[anchor - 1 : t.i + 1].text
+    for t in doc[1:]:
+        if _named_present_step(doc, t.i):
+            return doc[t.i - 1 : t.i + 1].text
     # A duty with only a vague time: "should be tested regularly", "should be raised as soon as possible"
     if cues.has("vague_time"):
         for cue in cues.all("passive"):
@@ -272,10 +311,46 @@ def _timed_act_required(cues: Cues) -> str:
     if not cues.has("permit"):
         for cue in cues.all("passive"):
             participle = doc[cue.end - 1]
+            if in_case(doc, cue.start, lx.CASE_OPENERS):
+                continue  # "This policy sets out how students … are evaluated": a description
             if doc[cue.start].lower_ in ("is", "are") and is_timed_act(participle) and is_organisation_act(participle):
                 if not _has_named_agent(cues) and not _criteria_after(doc, cue.end - 1):
                     return cue.text
     return ""
+
+
+_DECISION_BASES = frozenset(base_form(v) for v in lx.DECISION_VERBS)
+_SUBJECT_WORDS = frozenset({"the", "your", "their", "our", "a", "an", "each", "every", "'s", "of"})
+
+
+def _named_present_step(doc, i: int) -> bool:
+    """Token `i` is a present-tense step a named role or team takes in a procedure ("GSA HR
+    reviews the request", "your supervisor notifies …"): a timed verb in -s right after the name,
+    outside a clause that names a case ("if your supervisor approves, …")."""
+    verb, name = doc[i], doc[i - 1]
+    low = verb.lower_
+    if not (verb.text.islower() and low.endswith("s") and not low.endswith("ss") and is_timed_act(verb)):
+        return False
+    if base_form(low) in _DECISION_BASES:
+        return False  # "The Head decides requests for …" says who decides, not a step to be done
+    if not (name.lower_ in lx.ROLE_NOUNS or (name.text[:1].isupper() and (name.i > 0 or name.text.isupper()))):
+        return False
+    # the name is the clause's subject: back from it only more of the name, up to where a clause starts
+    j = i - 2
+    while j >= 0 and (doc[j].text[:1].isupper() or doc[j].lower_ in lx.ROLE_NOUNS or doc[j].lower_ in _SUBJECT_WORDS):
+        j -= 1
+    if j >= 0 and doc[j].text not in (",", ";", ":") and doc[j].lower_ not in ("and", "then"):
+        return False
+    nxt = doc[i + 1].lower_ if i + 1 < len(doc) else "."
+    if (
+        not nxt[:1].isalpha()
+        or nxt in lx.MODALS
+        or nxt in lx.BE_FORMS
+        or nxt in (",", ".", ";", ":", "of", "for", "that", "which", "and", "or")
+    ):
+        if not (nxt in ("and", "or") and i + 2 < len(doc) and is_timed_act(doc[i + 2])):
+            return False  # "Travel requests must …", "the Director's reviews of …": a noun, not a step
+    return not in_case(doc, i, lx.CASE_OPENERS)
 
 
 def _passive_step(cues: Cues, start: int, end: int) -> bool:
@@ -297,6 +372,15 @@ def _passive_step(cues: Cues, start: int, end: int) -> bool:
     return not _criteria_after(doc, end - 1)
 
 
+def _in_leading_condition(doc, i: int) -> bool:
+    """Token `i` stands in the if-clause the sentence opens with ("If you are leaving within 120
+    days, you need to …"): a time there says when the rule applies, not when its act is due."""
+    if not len(doc) or doc[0].lower_ not in ("if", "unless"):
+        return False
+    comma = next((t.i for t in doc if t.text == ","), None)
+    return comma is not None and 0 <= i < comma
+
+
 def no_deadline(cues: Cues) -> Finding | None:
     """A required act that happens at a time, with no time given (or only a vague one)."""
     act = _timed_act_required(cues)
@@ -305,6 +389,6 @@ def no_deadline(cues: Cues) -> Finding | None:
     if cues.has("vague_time"):
         words = cues.first("vague_time")
         return Finding("no_deadline", words, f'"{words}" is no deadline: give one ("within 5 working days").')
-    if cues.has("time"):
+    if any(not _in_leading_condition(cues.doc, t.start) for t in cues.all("time")):
         return None
     return Finding("no_deadline", act, f'"{act}" — by when? Give a time limit.')

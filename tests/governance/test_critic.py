@@ -83,6 +83,57 @@ def test_flags_a_required_act_without_a_time():
     assert "no_deadline" not in one("To book the hall, you must submit the online form.")  # the reader's own way
 
 
+def test_a_step_a_named_role_takes_needs_a_time_but_who_decides_does_not():
+    assert "no_deadline" in one("The Licensing Team sends each applicant a decision letter.")
+    assert "no_deadline" in one("Once the form is in, the Bookings Officer checks the deposit and confirms the date.")
+    assert "no_deadline" in one("The Treasurer will reimburse approved claims.")  # any act at a moment
+    assert "no_deadline" in one("The float will then be topped up by the Cashier.")
+    assert "no_deadline" in one("Wardens will provide their report to the Parish Clerk.")  # handed over
+    assert "no_deadline" not in one("The council will provide a locker for each tenant.")  # supplied, not handed
+    assert "no_deadline" not in one("The Licensing Team sends each applicant a decision letter within 10 days.")
+    assert "no_deadline" not in one("The Hall Manager decides requests for late bookings.")  # who decides
+    assert "no_deadline" not in one("Read the Hire Conditions and Booking Terms before you book.")  # names, not acts
+
+
+def test_a_time_in_the_opening_condition_is_not_the_acts_time_and_recurring_occasions_are_times():
+    assert "no_deadline" in one(
+        "If you leave within 30 days of joining, you must return your badge to the Facilities Officer."
+    )
+    assert "no_deadline" not in one("The Secretary must circulate the minutes by the last working day of the month.")
+    assert "no_deadline" not in one("The Treasurer must report the balance at every committee meeting.")
+    assert "no_deadline" not in one("Tutors must publish the reading list in week 2 of the course.")
+    assert "no_deadline" not in one("Images are recorded continuously and deleted after 31 days.")
+
+
+def test_what_will_be_done_to_a_persons_things_and_withheld_pay_need_an_owner():
+    assert "no_owner" in one("Unused credits will be returned to the donors.")
+    assert "no_owner" in one(
+        "Sick pay for any day not covered by a fit note will be withheld."
+    )  # a note acts on no one
+    assert "no_owner" in one("The list will be sent for approval.")
+    assert "no_owner" not in one("Appeals will be heard by an independent adjudicator.")  # one who acts, by its suffix
+    assert "no_owner" not in one("The Bookings Officer will send the list to the Finance Committee for approval.")
+    assert "no_owner" not in one("The Data Officer will report to the Corporate Management Team each year.")  # a name
+    assert "no_owner" not in one("A member whose subscription is suspended may not vote at meetings.")  # a case
+
+
+def test_coordinated_prohibitions_oblige_and_descriptions_or_exemptions_do_not():
+    assert "no_consequence" in one("Keep the kitchen tidy and don't leave food in the fridge overnight.")
+    assert "no_consequence" not in one("No further action is needed from the hirer.")
+    assert "no_consequence" not in one("This guide explains what members need to do before an event.")
+    rule = "Members must tell the Secretary before they resign."
+    later = flags_of(f"## 1. Leaving\n\n{rule}\n\nWe suggest resigning once you are no longer a regular member.\n")
+    assert "no_consequence" in later[rule]  # "no longer" there is a state, not a sanction
+    pay = "Absences must be reported to your manager by 9:30."
+    withheld = flags_of(f"## 1. Absence\n\n{pay}\n\nPay for absences not reported will be withheld.\n")
+    assert "no_consequence" not in withheld[pay]  # the next sentence says what is lost
+
+
+def test_flags_vague_shares_and_times():
+    assert "vague" in one("Tenants must be present for the majority of each working party.")
+    assert "vague" in one("The Clerk will renew the insurance near the end of the policy year.")
+
+
 def test_flags_an_obligation_without_a_consequence_unless_one_is_stated():
     bare = "Permit holders must display the permit on the windscreen."
     assert "no_consequence" in one(bare)
