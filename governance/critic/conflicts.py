@@ -12,6 +12,9 @@ embedding model is given, else shared content words). They then contradict when
   "must be accompanied" / "may move around unaccompanied");
 - one says a thing will not be done and the other that it will ("will not be paid" / "will be paid").
 
+A sentence that opens with the case it covers ("If you received Award Leave, it will not be paid
+out") beside one that does not is a rule and its stated exception, not a contradiction.
+
 Values come from `governance.contradictions.extract_values`, the same reader that compares a claim
 with the library, so both find the same numbers.
 """
@@ -141,6 +144,14 @@ def _complementary(a: Cues, b: Cues) -> bool:
     """Two rules for opposite cases: "if you … hold a clearance" / "if you do not hold a clearance"."""
     ca, cb = _condition(a), _condition(b)
     return bool(ca and cb and ca[1] != cb[1] and ca[0] & cb[0])
+
+
+_OPENING_CASE = re.compile(r"^\s*(?:however,?\s+)?(?:if|unless)\b[^,]{3,120},", re.I)
+
+
+def _opens_with_a_case(text: str) -> bool:
+    """The sentence opens with the case it covers ("If you received Award Leave …, it …")."""
+    return bool(_OPENING_CASE.match(text))
 
 
 def _leading_case(text: str) -> set[str]:
@@ -289,6 +300,8 @@ def contradictions(cues: Sequence[Cues], embed: Embed | None = None) -> list[tup
                 continue  # "For theory courses, …" / "For laboratory courses, …": two cases
             if _different_groups(cues[i], cues[j]) or _other_case(cues[i], cues[j]):
                 continue
+            if _opens_with_a_case(texts[i]) != _opens_with_a_case(texts[j]):
+                continue  # "If you received Award Leave, it will not be paid out": the rule's stated exception
             values = None
             if topic[i, j] >= threshold["values"] and not _different_acts(cues[i], cues[j]):
                 values = _value_conflict(amounts[i], amounts[j])

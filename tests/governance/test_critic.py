@@ -174,6 +174,11 @@ def test_rules_for_different_cases_or_opposite_conditions_are_no_contradiction()
         "Notifying the Security Officer is optional if you do not hold a clearance.\n"
     )
     assert not any("contradiction" in f for f in exception.values())
+    stated = flags_of(
+        "## 1. Leaving\n\nUnused annual leave will be paid out when you leave.\n\n"
+        "If you received bonus leave as an award, it will not be paid out.\n"
+    )
+    assert not any("contradiction" in f for f in stated.values())  # a rule and its stated exception
 
 
 def test_opposed_stances_on_one_act_are_a_contradiction():
