@@ -12,7 +12,7 @@ embedding model is given, else shared content words). They then contradict when
   "must be accompanied" / "may move around unaccompanied");
 - one says a thing will not be done and the other that it will ("will not be paid" / "will be paid").
 
-A sentence that opens with the case it covers ("If you received Award Leave, it will not be paid
+A sentence that opens with the case it covers ("If you received bonus leave, it will not be paid
 out") beside one that does not is a rule and its stated exception, not a contradiction.
 
 Values come from `governance.contradictions.extract_values`, the same reader that compares a claim
@@ -150,7 +150,7 @@ _OPENING_CASE = re.compile(r"^\s*(?:however,?\s+)?(?:if|unless)\b[^,]{3,120},", 
 
 
 def _opens_with_a_case(text: str) -> bool:
-    """The sentence opens with the case it covers ("If you received Award Leave …, it …")."""
+    """The sentence opens with the case it covers ("If you received bonus leave …, it …")."""
     return bool(_OPENING_CASE.match(text))
 
 
@@ -301,7 +301,7 @@ def contradictions(cues: Sequence[Cues], embed: Embed | None = None) -> list[tup
             if _different_groups(cues[i], cues[j]) or _other_case(cues[i], cues[j]):
                 continue
             if _opens_with_a_case(texts[i]) != _opens_with_a_case(texts[j]):
-                continue  # "If you received Award Leave, it will not be paid out": the rule's stated exception
+                continue  # "If you received bonus leave, it will not be paid out": the rule's stated exception
             values = None
             if topic[i, j] >= threshold["values"] and not _different_acts(cues[i], cues[j]):
                 values = _value_conflict(amounts[i], amounts[j])

@@ -180,7 +180,7 @@ def is_timed_act(token: Token) -> bool:
     if low in _PHRASAL_TIMED_FORMS:
         return token.i + 1 < len(doc) and doc[token.i + 1].lower_ == "up"
     if low in _HANDING_FORMS:
-        # "provide their recommendation to PeopleOps" hands something over; "provide a laptop" supplies
+        # "provide their recommendation to the panel" hands something over; "provide a laptop" supplies
         for t in doc[token.i + 1 : token.i + 9]:
             if t.text in (",", ";", "."):
                 break
@@ -316,7 +316,7 @@ def _instructions(cues: Cues) -> None:
         return  # "Contact your Timekeeper if you have questions": help offered, nothing required
     starts = clause_starts(doc)
     if cues.has("imperative") or (starts and doc[starts[0]].lower_ in lx.IMPERATIVE_VERBS):
-        # "Keep … visible and don't DM staff": a prohibition coordinated with an instruction
+        # "Keep … tidy and don't leave food out": a prohibition coordinated with an instruction
         starts += [t.i + 1 for t in doc[:-2] if t.lower_ in ("and", "but") and doc[t.i + 1].lower_ in ("do", "never")]
     for start in starts:
         first = doc[start].lower_

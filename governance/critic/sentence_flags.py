@@ -75,7 +75,7 @@ def _named_after(cues: Cues, i: int) -> bool:
 
 
 def _in_a_name(doc, i: int) -> bool:
-    """Token `i` is a capitalised word inside a longer name ("the Corporate Management Team")."""
+    """Token `i` is a capitalised word inside a longer name ("the Senior Management Board")."""
     if not doc[i].text[:1].isupper():
         return False
     return any(0 < j < len(doc) and doc[j].text[:1].isupper() and doc[j].is_alpha for j in (i - 1, i + 1))
@@ -131,7 +131,7 @@ def _approval_without_approver(cues: Cues) -> str:
             if _named_after(cues, t.i + 1):
                 continue
             if prev == "for" and _sent_to_a_name(doc, t.i - 1):
-                continue  # "send the list to the Front Office for approval": the approver is named
+                continue  # "send the list to the Finance Committee for approval": the approver is named
             return t.text
         if low in ("approved", "authorised", "authorized") and prev in ("an", "a") and prev2 in lx.POINT_IN_TIME:
             continue  # "within ten days of an approved request": the approval is a point in time
@@ -293,7 +293,7 @@ def _timed_act_required(cues: Cues) -> str:
             # the act itself, or an act coordinated with it: "accept …, obtain …, and document …"
             verb_position = t.i - anchor < 3 or prev in (",", "and", "or", "to", "then") or prev.endswith("ly")
             if t.text[:1].isupper():
-                continue  # "see the Revaluation and Answer-Script Review Policy": a name, not an act
+                continue  # "see the Hire and Review Conditions": a name, not an act
             passive = any(x.lower_ in lx.BE_FORMS for x in doc[anchor : t.i])
             if verb_position and is_timed_act(t) and (not is_participle(t) or passive):
                 if is_organisation_act(t) and _criteria_after(doc, t.i):
@@ -324,8 +324,8 @@ _SUBJECT_WORDS = frozenset({"the", "your", "their", "our", "a", "an", "each", "e
 
 
 def _named_present_step(doc, i: int) -> bool:
-    """Token `i` is a present-tense step a named role or team takes in a procedure ("GSA HR
-    reviews the request", "your supervisor notifies …"): a timed verb in -s right after the name,
+    """Token `i` is a present-tense step a named role or team takes in a procedure ("the Licensing
+    Team reviews the request", "your supervisor notifies …"): a timed verb in -s right after the name,
     outside a clause that names a case ("if your supervisor approves, …")."""
     verb, name = doc[i], doc[i - 1]
     low = verb.lower_
