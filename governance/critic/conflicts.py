@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from governance.contradictions import extract_values
-from governance.critic.cues import Cues, base_form, is_timed_act
+from governance.critic.cues import Cues, base_form, is_timed_act, opening_clause_end
 from pipeline.language.text import content_terms
 
 Embed = Callable[[list[str]], np.ndarray]
@@ -146,12 +146,12 @@ def _complementary(a: Cues, b: Cues) -> bool:
     return bool(ca and cb and ca[1] != cb[1] and ca[0] & cb[0])
 
 
-_OPENING_CASE = re.compile(r"^\s*(?:however,?\s+)?(?:if|unless)\b[^,]{3,120},", re.I)
-
-
-def _opens_with_a_case(text: str) -> bool:
-    """The sentence opens with the case it covers ("If you received bonus leave …, it …")."""
-    return bool(_OPENING_CASE.match(text))
+def _opens_with_a_case(cues: Cues) -> bool:
+    """The sentence opens with the case it covers ("If you received bonus leave …, it …"), after a
+    "However," or not."""
+    doc = cues.doc
+    after_however = len(doc) > 1 and doc[0].lower_ == "however" and doc[1].text == ","
+    return opening_clause_end(doc[2:] if after_however else doc, ("if", "unless")) is not None
 
 
 def _leading_case(text: str) -> set[str]:
@@ -206,9 +206,9 @@ def _main_act(cues: Cues) -> str:
     return next((base_form(t.text) for t in cues.doc if is_timed_act(t)), "")
 
 
-def _different_acts(a: Cues, b: Cues) -> bool:
-    """Two time limits for two acts ("acknowledged within 5 days" / "send a response within 20")."""
-    act_a, act_b = _main_act(a), _main_act(b)
+def _different_acts(act_a: str, act_b: str) -> bool:
+    """Two time limits for two acts (`_main_act`s: "acknowledged within 5 days" / "send a response
+    within 20")."""
     return bool(act_a and act_b and act_a != act_b)
 
 
@@ -289,21 +289,24 @@ def contradictions(cues: Sequence[Cues], embed: Embed | None = None) -> list[tup
     texts = [c.text for c in cues]
     topic = similarity(texts, embed)
     threshold = SAME_TOPIC["cosine" if embed is not None else "overlap"]
+    # what each sentence says, read once (the pairs below read each sentence n - 1 times)
     amounts = [quantities(t) for t in texts]
+    cases = [_leading_case(t) for t in texts]
+    opens = [_opens_with_a_case(c) for c in cues]
+    acts = [_main_act(c) for c in cues]
     found = []
     for i in range(len(texts)):
         for j in range(i + 1, len(texts)):
             if topic[i, j] < threshold["stance"]:
                 continue
-            cases = _leading_case(texts[i]), _leading_case(texts[j])
-            if cases[0] and cases[1] and cases[0] != cases[1]:
+            if cases[i] and cases[j] and cases[i] != cases[j]:
                 continue  # "For theory courses, …" / "For laboratory courses, …": two cases
             if _different_groups(cues[i], cues[j]) or _other_case(cues[i], cues[j]):
                 continue
-            if _opens_with_a_case(texts[i]) != _opens_with_a_case(texts[j]):
+            if opens[i] != opens[j]:
                 continue  # "If you received bonus leave, it will not be paid out": the rule's stated exception
             values = None
-            if topic[i, j] >= threshold["values"] and not _different_acts(cues[i], cues[j]):
+            if topic[i, j] >= threshold["values"] and not _different_acts(acts[i], acts[j]):
                 values = _value_conflict(amounts[i], amounts[j])
             if values:
                 found.append((i, j, f'"{values[0].text}" here, "{values[1].text}" there'))

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 import spacy
 from spacy.language import Language
 from spacy.matcher import Matcher, PhraseMatcher
-from spacy.tokens import Doc, Token
+from spacy.tokens import Doc, Span, Token
 
 from governance.critic import lexicon as lx
 from pipeline.language.stemming import stem
@@ -202,15 +203,22 @@ def _negated_before(doc: Doc, i: int) -> bool:
     return any(t.lower_ in ("not", "n't", "never") for t in doc[max(0, i - 2) : i])
 
 
+def opening_clause_end(tokens: Doc | Span, openers: Collection[str]) -> int | None:
+    """The index of the comma that ends the subordinate clause `tokens` open with, when one of
+    `openers` opens it ("If you detect …, do not …"); else None."""
+    if not len(tokens) or tokens[0].lower_ not in openers:
+        return None
+    return next((t.i for t in tokens if t.text == ","), None)
+
+
 def clause_starts(doc: Doc) -> list[int]:
     """Where an instruction may start: the sentence's start, after "Please", after a leading
     subordinate clause's comma ("If you detect …, do not …"), and after a semicolon, a colon or a
     dash ("be mindful of budget -- do not exceed …")."""
     starts = [0]
-    if len(doc) and doc[0].lower_ in lx.LEADING_WORDS:
-        comma = next((t.i for t in doc if t.text == ","), None)
-        if comma is not None:
-            starts.append(comma + 1)
+    comma = opening_clause_end(doc, lx.LEADING_WORDS)
+    if comma is not None:
+        starts.append(comma + 1)
     starts += [t.i + 1 for t in doc if t.text in (";", ":", "—", "–") or (t.text.endswith("--") and t.i)]
     out = []
     for start in starts:

@@ -15,6 +15,7 @@ from governance.critic.cues import (
     is_organisation_act,
     is_participle,
     is_timed_act,
+    opening_clause_end,
 )
 from governance.critic.records import Finding
 
@@ -320,6 +321,7 @@ def _timed_act_required(cues: Cues) -> str:
 
 
 _DECISION_BASES = frozenset(base_form(v) for v in lx.DECISION_VERBS)
+_AFTER_A_NOUN = frozenset({"of", "for", "that", "which", "and", "or"})
 _SUBJECT_WORDS = frozenset({"the", "your", "their", "our", "a", "an", "each", "every", "'s", "of"})
 
 
@@ -342,12 +344,7 @@ def _named_present_step(doc, i: int) -> bool:
     if j >= 0 and doc[j].text not in (",", ";", ":") and doc[j].lower_ not in ("and", "then"):
         return False
     nxt = doc[i + 1].lower_ if i + 1 < len(doc) else "."
-    if (
-        not nxt[:1].isalpha()
-        or nxt in lx.MODALS
-        or nxt in lx.BE_FORMS
-        or nxt in (",", ".", ";", ":", "of", "for", "that", "which", "and", "or")
-    ):
+    if not nxt[:1].isalpha() or nxt in lx.MODALS or nxt in lx.BE_FORMS or nxt in _AFTER_A_NOUN:
         if not (nxt in ("and", "or") and i + 2 < len(doc) and is_timed_act(doc[i + 2])):
             return False  # "Travel requests must …", "the Director's reviews of …": a noun, not a step
     return not in_case(doc, i, lx.CASE_OPENERS)
@@ -375,9 +372,7 @@ def _passive_step(cues: Cues, start: int, end: int) -> bool:
 def _in_leading_condition(doc, i: int) -> bool:
     """Token `i` stands in the if-clause the sentence opens with ("If you are leaving within 120
     days, you need to …"): a time there says when the rule applies, not when its act is due."""
-    if not len(doc) or doc[0].lower_ not in ("if", "unless"):
-        return False
-    comma = next((t.i for t in doc if t.text == ","), None)
+    comma = opening_clause_end(doc, ("if", "unless"))
     return comma is not None and 0 <= i < comma
 
 
