@@ -42,6 +42,7 @@ _GENERIC_FAMILIES = {
     "month": "months",
     "year": "years",
     "hour": "hours",
+    "minute": "minutes",
     "member": "people",
     "time": "times",
     "page": "pages",

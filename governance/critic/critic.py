@@ -1,6 +1,7 @@
 """The critic: every sentence of one document with the flags it earns.
 
-Sentence flags (vague, no_owner, no_deadline) read the sentence alone; the others need the
+Sentence flags (vague, no_owner, no_deadline) read the sentence alone (one that points to a part
+its document lacks defers who and when to that part, so gets neither of the last two); the others need the
 document: an obligation has a consequence when the sentence, the next one about the same thing,
 or a general enforcement clause states one; a contradiction is a pair of sentences; a reference
 points to the document's own parts.
@@ -41,14 +42,17 @@ def critique(document: PolicyText, embed: Embed | None = None) -> DocumentCritiq
     enforced = any(c.has("enforcement") for c in cues)
     findings: list[list[Finding]] = [[] for _ in cues]
     for i, (sentence, c) in enumerate(zip(document.sentences, cues, strict=True)):
-        for check in (sentence_flags.vague, sentence_flags.no_owner, sentence_flags.no_deadline):
+        reference = dangling_references(sentence.text, document)
+        checks = [sentence_flags.vague]
+        if not reference:  # a deferral to a missing part: the part would have said who and when
+            checks += [sentence_flags.no_owner, sentence_flags.no_deadline]
+        for check in checks:
             found = check(c)
             if found:
                 findings[i].append(found)
         consequence = _no_consequence(i, cues, enforced)
         if consequence:
             findings[i].append(consequence)
-        reference = dangling_references(sentence.text, document)
         if reference:
             findings[i].append(reference)
     for i, j, why in contradictions(cues, embed):

@@ -59,11 +59,22 @@ def _matchers() -> _Matchers:
             [{"LOWER": "most"}, {"LOWER": "of"}],
             [{"LOWER": "most"}, plural],
             [{"LOWER": "most"}, {"IS_ALPHA": True}, plural],
+            [{"LOWER": "most"}, {"LOWER": {"IN": ["people", "staff"]}}],
         ],
     )
     patterns.add(
         "vague_phrase",
-        [[{"LOWER": {"IN": ["where", "when", "if", "as"]}}, {**anything, "OP": "{0,2}"}, {"LOWER": "necessary"}]],
+        [
+            [{"LOWER": {"IN": ["where", "when", "if", "as"]}}, {**anything, "OP": "{0,2}"}, {"LOWER": "necessary"}],
+            # "where this can be done": where possible
+            [
+                {"LOWER": {"IN": ["where", "when", "if"]}},
+                {"LOWER": {"IN": ["this", "it", "that"]}},
+                {"LOWER": "can"},
+                {"LOWER": "be"},
+                {"LOWER": "done"},
+            ],
+        ],
     )
     # discretion left to someone is vague wherever it stands; "at your discretion" is the reader's choice
     patterns.add("hedge", [[{"LOWER": {"NOT_IN": ["your"]}}, {"LOWER": "discretion"}]])
@@ -158,7 +169,7 @@ def verb_forms(verbs: frozenset[str]) -> frozenset[str]:
 _ORGANISATION_FORMS = verb_forms(lx.ORGANISATION_VERBS)
 _TIMED_FORMS = verb_forms(lx.TIMED_VERBS)
 _PHRASAL_TIMED_FORMS = verb_forms(frozenset({"follow", "top"}))  # only with "up"
-_HANDING_FORMS = verb_forms(frozenset({"provide"}))  # only with a recipient
+_HANDING_FORMS = verb_forms(frozenset({"provide", "pass"}))  # only with a recipient
 
 
 def is_participle(token: Token) -> bool:
@@ -176,7 +187,7 @@ def is_organisation_act(token: Token) -> bool:
 
 def is_timed_act(token: Token) -> bool:
     """A form of a verb whose act happens at a time ("submit", "notified", "follow up", "topped
-    up", "provide … to someone"); nouns ("approval") are not."""
+    up", "provide / pass … to someone"); nouns ("approval") are not."""
     doc, low = token.doc, token.lower_
     if low in _PHRASAL_TIMED_FORMS:
         return token.i + 1 < len(doc) and doc[token.i + 1].lower_ == "up"
@@ -248,16 +259,47 @@ def in_case(doc: Doc, i: int, openers: tuple[str, ...]) -> bool:
     return bool(clause_opener(doc, i, openers))
 
 
+_NOT_A_VERB = frozenset(
+    "the a an your their his her its our this that these those each every all any which whom".split()
+)
+
+
+def is_be_to(doc: Doc, i: int) -> bool:
+    """Token `i` starts a duty stated with *be to* ("Managers are to record …", "is to be
+    arranged"), not a purpose ("The aim of this policy is to …", "The review is to confirm …") or
+    a place ("is to the left")."""
+    if doc[i].lower_ not in ("is", "are", "am", "'re", "'m") or i + 2 >= len(doc) or doc[i + 1].lower_ != "to":
+        return False
+    verb = doc[i + 2]
+    if not verb.is_alpha or verb.lower_ in _NOT_A_VERB or verb.like_num:
+        return False
+    if any(t.lower_ in ("what", "how", "where") for t in doc[max(0, i - 2) : i]):
+        return False  # "what is to be done"
+    subject = doc[:i]
+    if any(t.lower_ in lx.PURPOSE_NOUNS for t in subject):
+        return False
+    # "The review is to confirm that …": what the review is for; "The review is to be held …" is a duty
+    return verb.lower_ == "be" or not any(t.lower_ in lx.ACT_NOUNS for t in subject)
+
+
 def _deontic(cues: Cues) -> None:
     doc = cues.doc
     for token in doc:
         low, i = token.lower_, token.i
+        if clause_opener(doc, i, ("because",)):
+            continue  # "… because you may be responsible for the fee": a reason, not a rule
         if low in ("must", "shall", "should", "need", "needs", "have", "has", "required", "needed") and (
             in_case(doc, i, lx.CONDITION_OPENERS) or any(t.lower_ in ("what", "how") for t in doc[max(0, i - 3) : i])
         ):
             continue  # "if you need to …", "explains what employees need to do": a case or a description
         nxt = doc[i + 1].lower_ if i + 1 < len(doc) else ""
-        if low in ("must", "shall", "should", "ought"):
+        if is_be_to(doc, i) and not in_case(doc, i, lx.CONDITION_OPENERS):
+            cues.add("oblige", i, i + 2)
+        elif low in ("duty", "duties") and i and doc[i - 1].lower_ in ("the", "a", "their", "its", "'s", "his", "her"):
+            # "It is the duty of the line manager to hold …", "has a duty to report …"
+            if any(t.lower_ == "to" for t in doc[i + 1 : i + 8]) and not in_case(doc, i, lx.CONDITION_OPENERS):
+                cues.add("oblige", i, i + 1)
+        elif low in ("must", "shall", "should", "ought"):
             if _negated_after(doc, i):
                 cues.add("forbid", i, min(len(doc), i + 2))
             elif nxt == "only" or (i + 2 < len(doc) and doc[i + 2].lower_ == "only"):
@@ -270,6 +312,8 @@ def _deontic(cues: Cues) -> None:
                 rest = tail[1:] if tail[:1] in (["not"], ["n't"], ["never"]) else tail[2:]
                 if rest[:1] == ["be"] and len(doc) > i + 3 and is_participle(doc[i + 3]):
                     cues.add("forbid", i, i + 4)  # "cannot be connected", "may not be used"
+            elif tail[:2] == ["only", "be"] and len(doc) > i + 3 and is_participle(doc[i + 3]):
+                cues.add("restrict", i, i + 4)  # "can only be created by …": a restriction on an act
             else:
                 cues.add("permit", i, i + 1)
         elif low in ("need", "needs"):
@@ -291,13 +335,22 @@ def _deontic(cues: Cues) -> None:
             cues.add("oblige", i, i + 1)  # "is mandatory (for …)", not "the mandatory training"
         elif low in ("optional", "exempt"):
             cues.add("exempt", i, i + 1)
+        elif (
+            low == "responsible"
+            and i > 1
+            and doc[i - 1].lower_ == "be"
+            and doc[i - 2].lower_ in ("may", "might", "could")
+        ):
+            pass  # "you may be responsible for paying the fee": a liability, not a duty
         elif low == "responsibility" or (low == "responsible" and nxt == "for"):
             owned = {t.lower_ for t in doc[i + 1 : i + 4]}
             if not (owned & {"this", "these"} and owned & {"policy", "standard", "procedure", "code"}):
                 cues.add("oblige", i, i + 1)  # "is responsible for this policy" owns it, requires nothing
-        elif low == "expected" and nxt == "to" and i > 0 and doc[i - 1].lower_ in lx.BE_FORMS:
-            cues.add("oblige", i, i + 2)
-        elif low in ("critical", "essential", "vital", "imperative") and nxt == "that":
+        elif low == "expected" and nxt in ("to", "that") and i > 0 and doc[i - 1].lower_ in lx.BE_FORMS:
+            cues.add("oblige", i, i + 2)  # "you're expected to …", "It is expected that you …"
+        elif low == "expectation" and nxt in lx.BE_FORMS and i + 2 < len(doc) and doc[i + 2].lower_ in ("to", "that"):
+            cues.add("oblige", i, i + 3)  # "the expectation is to bill at least 32 hours"
+        elif low in ("critical", "crucial", "essential", "vital", "imperative") and nxt == "that":
             cues.add("oblige", i, i + 2)
         elif (low in ("prohibited", "forbidden", "banned") and i and doc[i - 1].lower_ in lx.BE_FORMS | {"not"}) or (
             low in ("permitted", "allowed") and _negated_before(doc, i)
@@ -366,6 +419,8 @@ def read_cues(sentence: str) -> Cues:
     vocab = nlp().vocab.strings
     for match_id, start, end in [*matchers.phrases(doc), *matchers.patterns(doc)]:
         cues.add(vocab[match_id], start, end)
+    # "no matter how many hours": a question word, not a vague quantity
+    cues.found["vague"] = [c for c in cues.all("vague") if not (c.start and doc[c.start - 1].lower_ == "how")]
     # "etc." in running text, not in a parenthesis of examples
     for token in doc:
         if token.lower_ in ("etc", "etc.") and doc[: token.i].text.count("(") <= doc[: token.i].text.count(")"):

@@ -37,7 +37,7 @@ from governance.critic.records import FLAGS
 DATA = Path(__file__).resolve().parents[2] / "data" / "critic"
 SPLIT_SEED = 31
 # the parts the critic was developed on, in the order they were written; "heldout" is measured only
-DEVELOPMENT = ("train", "test", "dev", "dev2", "dev3")
+DEVELOPMENT = ("train", "test", "dev", "dev2", "dev3", "dev4")
 
 
 @dataclass(frozen=True)

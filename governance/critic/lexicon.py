@@ -61,6 +61,9 @@ VAGUE_QUANTITY_PHRASES = (
     "high profile",
     "the majority of",
     "the bulk of",
+    "an extended period",
+    "a prolonged period",
+    "a long period",
 )
 # Hedges make a rule vague wherever they stand: its exceptions are left unsaid.
 HEDGES = ("generally", "normally", "usually", "typically", "in general", "as a rule", "in principle", "almost all")
@@ -187,7 +190,8 @@ PERSON_NOUNS = frozenset(
     members volunteer volunteers student students visitor visitors contractor contractors tenant
     tenants holder holders user users traveller travellers traveler travelers claimant claimants
     participant participants officer officers manager managers person people individual individuals
-    colleague colleagues""".split()
+    colleague colleagues pupil pupils child children parent parents resident residents customer customers
+    client clients patient patients learner learners adult adults""".split()
 )
 # Irregular participles of the verbs above and of common policy verbs.
 IRREGULAR_PARTICIPLES = {
@@ -218,7 +222,7 @@ IRREGULAR_PARTICIPLES = {
     "repaid": "repay",
     "withheld": "withhold",
 }
-BE_FORMS = frozenset("be is are was were been being am".split())
+BE_FORMS = frozenset("be is are was were been being am 're 'm".split())
 
 # Verbs an instruction starts with ("Submit the form", "Do not share").
 IMPERATIVE_VERBS = frozenset(
@@ -242,8 +246,8 @@ NOT_PROHIBITIONS = frozenset("expect hesitate worry".split())
 # Sanctions, refusals and losses: what happens when a rule is broken.
 CONSEQUENCE_PATTERNS = (
     r"\b(?:will|would|may|might|shall|can|could)\s+(?:not|no longer)\s+be\s+(?:paid|reimbursed|accepted|"
-    r"approved|processed|considered|refunded|covered|allowed|granted|valid|renewed|issued)\b",
-    r"\bcannot\s+be\s+(?:approved|accepted|paid|reimbursed|processed|used)\b",
+    r"approved|processed|considered|refunded|covered|allowed|granted|valid|renewed|issued|taken)\b",
+    r"\bcannot\s+be\s+(?:approved|accepted|paid|reimbursed|processed|used|recovered|restored|reinstated|refunded)\b",
     r"\b(?:will|would|may|might|shall|can|could)\s+no longer\b",
     r"\bresult(?:s|ed|ing)?\s+in\b",
     r"\blead(?:s)?\s+to\b",
@@ -260,6 +264,8 @@ CONSEQUENCE_PATTERNS = (
     r"\b(?:will|may|shall)\s+be\s+(?:fined|removed|excluded|dismissed|barred|banned)\b",
     r"\bwill\s+be\s+(?:charged|rejected|refused|cancelled|canceled|withdrawn|returned|recovered)\b",
     r"\b(?:be|being)\s+withheld\b",
+    r"\bheld\s+back\b",
+    r"\blapse[sd]?\b",
     r"\b(?:will|may|shall)\s+be\s+(?:taken|recovered)\s+from\b",
     r"\btreated\s+as\s+(?:unauthori[sz]ed|unpaid|misconduct)\b",
     r"\b(?:suspended|revoked|terminated)\b",
@@ -280,7 +286,7 @@ ROLE_NOUNS = frozenset(
     coordinator committee board team office department division unit lead chair secretary
     administrator owner official representative auditor audit controller registrar dean principal
     executive ombudsman desk panel council advisor adviser tutor instructor lecturer examiner mentor
-    approver reviewer assessor inspector clerk specialist counsellor""".split()
+    approver reviewer assessor inspector clerk specialist counsellor body governors trustees""".split()
 )
 VAGUE_OWNERS = frozenset("leadership management someone somebody".split())
 # Suffixes of nouns for one who acts ("the original evaluator", "the employer"), and the common
@@ -321,7 +327,14 @@ DEFERRAL = (
 CONDITION_OPENERS = ("if", "unless", "whether")
 # Words that open a clause naming a case or a moment ("when it is granted", "before it is
 # advertised", "how spaces are allocated"): an act in it is no step of the rule.
-CASE_OPENERS = ("when", "once", "after", "before", "until", "if", "unless", "how")
+CASE_OPENERS = ("when", "once", "after", "before", "until", "if", "unless", "how", "where")
+# Nouns a "be to" sentence states a purpose with, not a duty ("The aim of this policy is to …").
+PURPOSE_NOUNS = frozenset(
+    "purpose purposes aim aims goal goals objective objectives intention idea point mission".split()
+)
+# Infinitives after an instruction that say what the reader wants from it ("Submit this form to
+# initiate the request"): the reader's own way of getting something, at a moment they pick.
+PURPOSE_VERBS = frozenset("initiate start begin open request apply obtain get have receive claim access".split())
 # Modals of what will or may happen (not of duty): the organisation's commitments and discretion.
 COMMITMENT_MODALS = frozenset("will would may might can could".split())
 # Modal verbs: a clause that has one states a rule of its own.

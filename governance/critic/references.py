@@ -5,6 +5,7 @@ Guide") cannot be checked here and are left alone."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from governance.critic.reading import PolicyText
 from governance.critic.records import Finding
@@ -39,8 +40,8 @@ def _named_document_before(before: str) -> bool:
     return len(words) >= 2 and words[-1][:1].isupper() and words[-2].lower() not in _INTRODUCERS | {"the", "a"}
 
 
-def dangling_references(sentence: str, document: PolicyText) -> Finding | None:
-    """The first reference in `sentence` to a part `document` lacks, as a finding."""
+def _own_part_references(sentence: str) -> Iterator[tuple[str, str, str]]:
+    """Each reference in `sentence` to a part of its own document: (words, kind, label)."""
     for m in _REFERENCE.finditer(sentence):
         if m.group(3):
             kind, label = "section", m.group(3)
@@ -56,9 +57,14 @@ def dangling_references(sentence: str, document: PolicyText) -> Finding | None:
                 continue
         if _ANOTHER_DOCUMENT.match(sentence[m.end() :]) or _named_document_before(sentence[: m.start()]):
             continue
+        yield m.group(0), kind, label
+
+
+def dangling_references(sentence: str, document: PolicyText) -> Finding | None:
+    """The first reference in `sentence` to a part `document` lacks, as a finding."""
+    for words, kind, label in _own_part_references(sentence):
         exists = document.has_number(label) if kind in _NUMBERED else document.has_part(kind, label)
         if not exists:
-            words = m.group(0)
             return Finding(
                 "dangling_reference",
                 words,

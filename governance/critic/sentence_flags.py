@@ -12,6 +12,7 @@ from governance.critic.cues import (
     base_form,
     clause_opener,
     in_case,
+    is_be_to,
     is_organisation_act,
     is_participle,
     is_timed_act,
@@ -46,9 +47,18 @@ def _agent_noun(word: str) -> bool:
     return word.endswith(lx.AGENT_SUFFIXES) and len(word) > 5 and word not in lx.NOT_AGENTS
 
 
+_DECIDING_NOUNS = lx.APPROVAL_NOUNS | {"discretion", "decision", "agreement", "authority", "direction"}
+
+
 def _named_after(cues: Cues, i: int) -> bool:
     """A "by X" / "from X" / "of X" names who acts (a role, a body, a capitalised name)."""
     doc = cues.doc
+    for t in doc[i : i + 6]:
+        if t.lower_ == "'s" and t.i and (doc[t.i - 1].lower_ in lx.ROLE_NOUNS or doc[t.i - 1].text[:1].isupper()):
+            if t.i + 1 < len(doc) and doc[t.i + 1].lower_ in _DECIDING_NOUNS:
+                return True  # "at the manager's discretion", "with the Head's approval" (not "the council's website")
+        if t.lower_ in lx.OCCASIONS | {"meetings"} and t.i + 1 < len(doc) and doc[t.i + 1].lower_ == "of":
+            return _named_after(cues, t.i + 1)  # "at each quarterly meeting of the Safety Committee"
     window = doc[i : i + 4]
     for t in window:
         if t.lower_ in ("by", "from", "of", "with") and t.i + 1 < len(doc):
@@ -85,8 +95,10 @@ def _in_a_name(doc, i: int) -> bool:
 def _vague_owner(cues: Cues) -> str:
     doc = cues.doc
     for t in doc:
-        if clause_opener(doc, t.i, lx.CONDITION_OPENERS):
-            continue  # "If you or someone is speaking …": a case, no one is asked to act
+        if clause_opener(doc, t.i, lx.CASE_OPENERS):
+            continue  # "If you or someone is speaking …", "when someone close to them dies": a case
+        if t.i and doc[t.i - 1].lower_ == "or":
+            continue  # "the employee, or someone on their behalf, …": the reader or their stand-in
         if t.lower_ in lx.VAGUE_OWNERS and not (t.i > 0 and doc[t.i - 1].lower_ == "of"):
             if not (t.i + 1 < len(doc) and doc[t.i + 1].lower_ in lx.COMPOUND_HEADS) and not _in_a_name(doc, t.i):
                 return t.text
@@ -169,13 +181,13 @@ _AFTER_CONSIDERED = frozenset(
 
 
 def _modal_before(doc, start: int) -> int | None:
-    """The modal (or "need") a passive starting at `start` follows, adverbs and "then / also / only
-    / to" between ("will then be", "need to be"), or None; None too where it is negated ("will not
+    """The modal (or "need", or a duty's "is / are to") a passive starting at `start` follows,
+    adverbs and "then / also / only / to" between ("will then be", "need to be", "is to be"), or None; None too where it is negated ("will not
     be paid", "cannot be used"): a refusal or a prohibition, not an act to be done."""
     j = start - 1
     while j >= 0 and (doc[j].lower_.endswith("ly") or doc[j].lower_ in ("then", "also", "only", "to", "all")):
         j -= 1
-    if j < 0 or not (doc[j].lower_ in lx.MODALS or doc[j].lower_ in ("need", "needs")):
+    if j < 0 or not (doc[j].lower_ in lx.MODALS or doc[j].lower_ in ("need", "needs") or is_be_to(doc, j)):
         return None
     if any(t.lower_ in ("not", "n't", "never", "no") for t in doc[max(0, j - 2) : start]):
         return None
@@ -184,12 +196,25 @@ def _modal_before(doc, start: int) -> int | None:
 
 def _subject_is_a_person(doc, i: int) -> bool:
     """The clause before token `i` is about people ("Candidates will be …", "Staff who lose … may
-    be …"): its first noun, after determiners, is one of the person nouns."""
-    for t in doc[:i]:
+    be …", "Where …, the applicant is to be …"): its first noun after the last comma and any
+    determiners is one of the person nouns."""
+    start = next((t.i + 1 for t in reversed(doc[:i]) if t.text in (",", ";", ":")), 0)
+    for t in doc[start:i]:
         if t.lower_ in ("the", "all", "any", "each", "every", "a", "an", "new", "other", "those", "these"):
             continue
         return t.lower_ in lx.PERSON_NOUNS
     return False
+
+
+def _handed_to_a_person(doc, end: int) -> bool:
+    """Right after a passive ending at `end`, "to the applicant" / "to staff": done to a person."""
+    following = [t.lower_ for t in doc[end : end + 3]]
+    if following[:1] != ["to"]:
+        return False
+    rest = following[1:]
+    if rest[:1] and rest[0] in ("the", "a", "an", "each", "every", "all", "any"):
+        rest = rest[1:]
+    return bool(rest) and rest[0] in lx.PERSON_NOUNS and rest[0] != "you"
 
 
 def _someone_elses_act(cues: Cues, start: int, end: int) -> bool:
@@ -204,6 +229,12 @@ def _someone_elses_act(cues: Cues, start: int, end: int) -> bool:
     participle = doc[end - 1]
     if _subject_is_a_person(doc, j):
         return participle.lower_ not in lx.STATE_PARTICIPLES
+    if _handed_to_a_person(doc, end):
+        return True  # "is to be sent to the applicant": the organisation hands it over
+    if is_be_to(doc, j):
+        # "Head counts are to be carried out": a step with no one named, unless the one the rule
+        # binds does it with their own things ("Accidents are to be reported to …")
+        return participle.lower_ not in lx.STATE_PARTICIPLES and base_form(participle.text) not in _READER_BASES
     if doc[j].lower_ not in lx.COMMITMENT_MODALS:
         return False  # "must be cleaned": a duty, most often of the one the rule binds
     if participle.lower_ in lx.STATE_PARTICIPLES:
@@ -271,9 +302,11 @@ def _timed_act_required(cues: Cues) -> str:
     doc = cues.doc
     if doc[0].lower_ == "to" and len(doc) > 1 and doc[1].lower_ in lx.IMPERATIVE_VERBS:
         return ""  # "To use your leave, you must submit …": the reader's own way of getting something
+    # "Submit this form to initiate the request": an instruction's purpose is what the reader wants
+    purposes = lx.PURPOSE_VERBS if cues.has("imperative") else frozenset({"have", "get", "obtain"})
     if cues.has("deferral") or any(
         (t.lower_ == "order" and t.i and doc[t.i - 1].lower_ == "in")
-        or (t.lower_ == "to" and t.i + 1 < len(doc) and doc[t.i + 1].lower_ in ("have", "get", "obtain"))
+        or (t.lower_ == "to" and t.i + 1 < len(doc) and doc[t.i + 1].lower_ in purposes)
         for t in doc
     ):
         # a named procedure says when; "in order to obtain …", "submit a request to have it
@@ -286,15 +319,18 @@ def _timed_act_required(cues: Cues) -> str:
     commitments = [
         t for t in doc if t.lower_ in ("will", "shall") and not (t.i + 1 < len(doc) and doc[t.i + 1].lower_ == "not")
     ]
+    deciders = {c.end for c in requirement if c.text.lower().startswith("responsib")}
     for anchor in [c.end for c in requirement] + [t.i + 1 for t in commitments]:
         for t in doc[anchor : anchor + 30]:
+            if anchor in deciders and base_form(t.text) in _DECISION_BASES:
+                break  # "Your supervisor is responsible for approving …": who decides, not a step
             if t.lower_ in ("if", "only") or (t.lower_ == "on" and "case" in [x.lower_ for x in doc[t.i : t.i + 4]]):
                 break  # "will be approved if …", "paid only in …": criteria, not a step
             prev = doc[t.i - 1].lower_ if t.i else ""
             # the act itself, or an act coordinated with it: "accept …, obtain …, and document …"
             verb_position = t.i - anchor < 3 or prev in (",", "and", "or", "to", "then") or prev.endswith("ly")
-            if t.text[:1].isupper():
-                continue  # "see the Hire and Review Conditions": a name, not an act
+            if t.text[:1].isupper() or prev in ("a", "an", "the", "their", "your", "its"):
+                continue  # "see the Hire and Review Conditions", "keep a log": a name or a noun, not an act
             passive = any(x.lower_ in lx.BE_FORMS for x in doc[anchor : t.i])
             if verb_position and is_timed_act(t) and (not is_participle(t) or passive):
                 if is_organisation_act(t) and _criteria_after(doc, t.i):
@@ -357,7 +393,9 @@ def _passive_step(cues: Cues, start: int, end: int) -> bool:
     ("are decided at the discretion of …")."""
     doc = cues.doc
     j = _modal_before(doc, start)
-    if j is None or doc[j].lower_ not in ("will", "shall", "must", "should", "would", "need", "needs"):
+    if j is None or not (
+        doc[j].lower_ in ("will", "shall", "must", "should", "would", "need", "needs") or is_be_to(doc, j)
+    ):
         return False
     if in_case(doc, j, (*lx.CASE_OPENERS, "whether")) or (
         doc[0].lower_ == "to" and len(doc) > 1 and doc[1].lower_ != "be"
@@ -376,12 +414,24 @@ def _in_leading_condition(doc, i: int) -> bool:
     return comma is not None and 0 <= i < comma
 
 
+def _limit_after_vague_time(cues: Cues) -> bool:
+    """A firm limit right after the vague time bounds it: "promptly and in any event within 20
+    working days", "as soon as possible and at the latest by Friday"."""
+    doc = cues.doc
+    for vague_time in cues.all("vague_time"):
+        for time in cues.all("time"):
+            between = {t.lower_ for t in doc[vague_time.end : time.start]}
+            if 0 <= time.start - vague_time.end <= 5 and between & {"event", "case", "latest"}:
+                return True
+    return False
+
+
 def no_deadline(cues: Cues) -> Finding | None:
     """A required act that happens at a time, with no time given (or only a vague one)."""
     act = _timed_act_required(cues)
     if not act:
         return None
-    if cues.has("vague_time"):
+    if cues.has("vague_time") and not _limit_after_vague_time(cues):
         words = cues.first("vague_time")
         return Finding("no_deadline", words, f'"{words}" is no deadline: give one ("within 5 working days").')
     if any(not _in_leading_condition(cues.doc, t.start) for t in cues.all("time")):

@@ -267,3 +267,69 @@ def test_library_critique_reads_every_active_document_in_order(tiny_engine):
     assert critiques["library"].title == "Library Borrowing Policy"
     with pytest.raises(PermissionDenied):
         critic.critique_library(STUDENT)
+
+
+def test_duties_stated_with_be_to_a_duty_or_an_expectation_are_obligations():
+    assert "no_consequence" in one("Wardens are to lock the gate at dusk.")
+    assert "no_consequence" in one("You're expected to attend the induction.")  # a contracted "are"
+    assert "no_consequence" in one("It is expected that members keep their plots tidy.")
+    assert "no_consequence" in one("The expectation is to answer every letter within 10 days.")
+    assert "no_consequence" in one("Plots can only be allocated by the Allotment Officer.")  # a restriction
+    duty = one("It is the duty of the Treasurer to submit the accounts to the auditors.")
+    assert "no_consequence" in duty and "no_deadline" in duty
+    crucial = one("It is crucial that tenants report leaks to the Warden.")
+    assert "no_consequence" in crucial and "no_deadline" in crucial
+    assert "no_consequence" not in one("The purpose of this policy is to set out how halls are booked.")
+    assert "no_consequence" not in one("The inspection is to confirm that the hall is safe.")  # what it is for
+
+
+def test_be_to_passives_are_steps_whose_owner_is_the_reader_only_for_their_own_things():
+    repairs = one("Repairs are to be arranged for every reported fault.")
+    assert "no_owner" in repairs and "no_deadline" in repairs
+    assert "no_owner" in one("The decision is to be sent to the tenant within a week.")  # handed to a person
+    damage = one("Damage is to be reported to the Hall Manager within 24 hours.")
+    assert "no_owner" not in damage and "no_deadline" not in damage
+    assert "no_owner" not in one("What is to be done with lost property is set out below.")
+
+
+def test_reasons_liabilities_purposes_and_who_decides_are_no_steps():
+    assert "no_consequence" not in one("Read the terms before booking because you may be responsible for the fee.")
+    assert "no_deadline" not in one("Submit this form to request a refund.")  # what the reader wants from it
+    assert "no_deadline" not in one("The Steward is responsible for approving hire requests.")  # who decides
+    assert "no_deadline" in one("The Steward is responsible for sending the invoice to each hirer.")
+    assert "no_deadline" not in one("The Warden will keep a log of every visit.")  # "a log": a noun
+    assert "vague" not in one("No matter how many visits you make, you must sign the register.")
+
+
+def test_owners_named_by_a_possessive_or_a_bodys_meeting_and_someone_in_a_case():
+    assert "no_owner" not in one("Late fees may be waived at the Treasurer's discretion.")
+    assert "no_owner" not in one("The accounts are audited at each annual meeting of the Finance Committee.")
+    assert "no_owner" not in one("This leaflet explains what happens when someone damages a plot.")
+    assert "no_owner" not in one("The tenant, or someone on their behalf, must tell the Warden of any damage.")
+    assert "no_owner" in one("Late fees may be waived.")
+
+
+def test_losses_refusals_vague_scopes_and_a_firm_limit_after_a_vague_time():
+    rule = "Leave must be taken within 12 months."
+    assert "no_consequence" not in flags_of(f"## 1. Leave\n\n{rule}\n\nLeave not taken by then lapses.\n")[rule]
+    form = "A signed consent form is required for swimming."
+    refused = flags_of(f"## 1. Swimming\n\n{form}\n\nPupils without a signed form will not be taken swimming.\n")
+    assert "no_consequence" not in refused[form]
+    assert "no_consequence" not in one("Deposits cannot be recovered after the hire.")  # itself a loss
+    reply = one("The Clerk must reply promptly and in any event within 5 working days.")
+    assert "vague" in reply and "no_deadline" not in reply
+    assert "vague" in one("Bookings should be made a week ahead where this can be done.")
+    assert "vague" in one("Tenants who are away for an extended period must tell the Warden before they leave.")
+    assert "vague" in one("For most people, the expectation is to work 37 hours a week.")
+
+
+def test_a_deferral_to_a_missing_part_is_only_a_dangling_reference():
+    text = "# Repairs\n\n## 1. Reporting\n\nRepairs are recorded using the form in Appendix 7.\n"
+    assert flags_of(text)["Repairs are recorded using the form in Appendix 7."] == ["dangling_reference"]
+
+
+def test_time_limits_in_minutes_are_compared():
+    first = "Wardens must open the gate within 15 minutes of a call."
+    second = "The maximum time for wardens to open the gate after a call is 20 minutes."
+    found = flags_of(f"# Gates\n\n## 1. Calls\n\n{first}\n\n## 2. Response\n\n{second}\n")
+    assert "contradiction" in found[first] and "contradiction" in found[second]
