@@ -1,8 +1,8 @@
 """The critic: every sentence of one document with the flags it earns.
 
-Sentence flags (vague, no_owner, no_deadline) read the sentence alone (one that points to a part
-its document lacks defers who and when to that part, so gets neither of the last two); the others need the
-document: an obligation has a consequence when the sentence, the next one about the same thing,
+Sentence flags (vague, no_owner, no_deadline) read the sentence alone (one that points to a part its
+document lacks defers who and when to that part, so gets neither of the last two); the others need
+the document: an obligation has a consequence when the sentence, the next one about the same thing,
 or a general enforcement clause states one; a contradiction is a pair of sentences; a reference
 points to the document's own parts.
 """

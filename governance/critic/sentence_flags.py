@@ -182,8 +182,9 @@ _AFTER_CONSIDERED = frozenset(
 
 def _modal_before(doc, start: int) -> int | None:
     """The modal (or "need", or a duty's "is / are to") a passive starting at `start` follows,
-    adverbs and "then / also / only / to" between ("will then be", "need to be", "is to be"), or None; None too where it is negated ("will not
-    be paid", "cannot be used"): a refusal or a prohibition, not an act to be done."""
+    adverbs and "then / also / only / to" between ("will then be", "need to be", "is to be"), or
+    None; None too where it is negated ("will not be paid", "cannot be used"): a refusal or a
+    prohibition, not an act to be done."""
     j = start - 1
     while j >= 0 and (doc[j].lower_.endswith("ly") or doc[j].lower_ in ("then", "also", "only", "to", "all")):
         j -= 1
