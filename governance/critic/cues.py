@@ -376,7 +376,7 @@ def _instructions(cues: Cues) -> None:
     if re.search(lx.POINTER, cues.text, re.I):
         return  # "Contact your Timekeeper if you have questions": help offered, nothing required
     starts = clause_starts(doc)
-    if cues.has("imperative") or (starts and doc[starts[0]].lower_ in lx.IMPERATIVE_VERBS):
+    if starts and doc[starts[0]].lower_ in lx.IMPERATIVE_VERBS:
         # "Keep … tidy and don't leave food out": a prohibition coordinated with an instruction
         starts += [t.i + 1 for t in doc[:-2] if t.lower_ in ("and", "but") and doc[t.i + 1].lower_ in ("do", "never")]
     for start in starts:

@@ -1,17 +1,17 @@
 """Measure the critic on the labelled set (data/critic) beside two trivial baselines.
 
-    python -m governance.critic.evaluate [--split heldout|test|train|dev|dev2|dev3|all] [--embed] [--json OUT]
+    python -m governance.critic.evaluate [--split heldout|<a development part>|all] [--embed] [--json OUT]
         [--second-labels FILE] [--errors]
 
-Prints precision, recall and F1 per flag and their mean (macro F1) for the critic (`--json` adds
-the counts behind them: sentences labelled, flagged and found per flag), with `--embed`
-for a logistic regression per flag on MiniLM embeddings (fitted on the train part, or on every development part for `heldout`), for a
-keyword-only baseline (each flag fires on its trigger words, with no reading of the sentence) and
-for the majority baseline (no flag on any sentence: most sentences have none of each). Each
-labelled document is rebuilt under its headings, one labelled sentence a paragraph, so the critic
-sees the same sentences the labels name. `--errors` lists the critic's mistakes; use it on the
-development parts only (train, test, dev, dev2, dev3) (`heldout` is the measuring part; data/critic/README.md). Not
-imported by the app.
+Prints precision, recall and F1 per flag and their mean (macro F1) for the critic (`--json` adds the
+counts behind them: sentences labelled, flagged and found per flag), with `--embed` for a logistic
+regression per flag on MiniLM embeddings (fitted on the train part, or on every development part for
+`heldout`), for a keyword-only baseline (each flag fires on its trigger words, with no reading of
+the sentence) and for the majority baseline (no flag on any sentence: most sentences have none of
+each). Each labelled document is rebuilt under its headings, one labelled sentence a paragraph, so
+the critic sees the same sentences the labels name. `--errors` lists the critic's mistakes; use it
+on the development parts only (`DEVELOPMENT`: train, test, dev, dev2, dev3, dev4; `heldout` is the
+measuring part; data/critic/README.md). Not imported by the app.
 """
 
 from __future__ import annotations
@@ -80,8 +80,8 @@ def load(folder: Path = DATA) -> list[LabelledDocument]:
 def assign_split(docs: dict[str, list[frozenset[str]]], seed: int = SPLIT_SEED, share: float = 1 / 3) -> set[str]:
     """The test documents: taken in a random order seeded with `seed`, a document joins the test
     part while that part holds under `share` of the sentences (10 % slack), unless it would carry
-    more than half of some flag's positives into it. The `dev`, `dev2`, `dev3` and `heldout` documents,
-    written after the first measurement, were never part of the draw."""
+    more than half of some flag's positives into it. The documents of every other part (`dev` …
+    `dev4`, `heldout`), written after the first measurement, were never part of the draw."""
     order = sorted(docs)
     random.Random(seed).shuffle(order)
     total = sum(len(v) for v in docs.values())

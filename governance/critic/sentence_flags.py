@@ -48,6 +48,7 @@ def _agent_noun(word: str) -> bool:
 
 
 _DECIDING_NOUNS = lx.APPROVAL_NOUNS | {"discretion", "decision", "agreement", "authority", "direction"}
+_MEETINGS = lx.OCCASIONS | {"meetings"}
 
 
 def _named_after(cues: Cues, i: int) -> bool:
@@ -57,7 +58,7 @@ def _named_after(cues: Cues, i: int) -> bool:
         if t.lower_ == "'s" and t.i and (doc[t.i - 1].lower_ in lx.ROLE_NOUNS or doc[t.i - 1].text[:1].isupper()):
             if t.i + 1 < len(doc) and doc[t.i + 1].lower_ in _DECIDING_NOUNS:
                 return True  # "at the manager's discretion", "with the Head's approval" (not "the council's website")
-        if t.lower_ in lx.OCCASIONS | {"meetings"} and t.i + 1 < len(doc) and doc[t.i + 1].lower_ == "of":
+        if t.lower_ in _MEETINGS and t.i + 1 < len(doc) and doc[t.i + 1].lower_ == "of":
             return _named_after(cues, t.i + 1)  # "at each quarterly meeting of the Safety Committee"
     window = doc[i : i + 4]
     for t in window:
@@ -175,6 +176,7 @@ def _only_before(doc, i: int) -> bool:
 
 _STANDING_BASES = frozenset(base_form(v) for v in lx.STANDING_VERBS)
 _READER_BASES = frozenset(base_form(v) for v in lx.READER_VERBS)
+_DECISION_BASES = frozenset(base_form(v) for v in lx.DECISION_VERBS)
 _AFTER_CONSIDERED = frozenset(
     {"for", "on", "by", "in", "at", "if", "when", "within", "case", "before", "after", "only", "."}
 )
@@ -298,13 +300,17 @@ def _criteria_after(doc, i: int) -> bool:
     return "on" in following[:3] and "basis" in following
 
 
+# "in order to obtain …", "a request to have it installed": the reader's own way of getting something
+_GETTING_VERBS = frozenset({"have", "get", "obtain"})
+
+
 def _timed_act_required(cues: Cues) -> str:
     """The words of a required act that happens at a time, or ""."""
     doc = cues.doc
     if doc[0].lower_ == "to" and len(doc) > 1 and doc[1].lower_ in lx.IMPERATIVE_VERBS:
         return ""  # "To use your leave, you must submit …": the reader's own way of getting something
     # "Submit this form to initiate the request": an instruction's purpose is what the reader wants
-    purposes = lx.PURPOSE_VERBS if cues.has("imperative") else frozenset({"have", "get", "obtain"})
+    purposes = lx.PURPOSE_VERBS if cues.has("imperative") else _GETTING_VERBS
     if cues.has("deferral") or any(
         (t.lower_ == "order" and t.i and doc[t.i - 1].lower_ == "in")
         or (t.lower_ == "to" and t.i + 1 < len(doc) and doc[t.i + 1].lower_ in purposes)
@@ -357,7 +363,6 @@ def _timed_act_required(cues: Cues) -> str:
     return ""
 
 
-_DECISION_BASES = frozenset(base_form(v) for v in lx.DECISION_VERBS)
 _AFTER_A_NOUN = frozenset({"of", "for", "that", "which", "and", "or"})
 _SUBJECT_WORDS = frozenset({"the", "your", "their", "our", "a", "an", "each", "every", "'s", "of"})
 
@@ -408,11 +413,11 @@ def _passive_step(cues: Cues, start: int, end: int) -> bool:
     return not _criteria_after(doc, end - 1)
 
 
-def _in_leading_condition(doc, i: int) -> bool:
-    """Token `i` stands in the if-clause the sentence opens with ("If you are leaving within 120
-    days, you need to …"): a time there says when the rule applies, not when its act is due."""
+def _condition_end(doc) -> int:
+    """Where the if-clause the sentence opens with ends ("If you are leaving within 120 days, you
+    need to …"), or 0: a time before it says when the rule applies, not when its act is due."""
     comma = opening_clause_end(doc, ("if", "unless"))
-    return comma is not None and 0 <= i < comma
+    return comma if comma is not None else 0
 
 
 def _limit_after_vague_time(cues: Cues) -> bool:
@@ -435,6 +440,7 @@ def no_deadline(cues: Cues) -> Finding | None:
     if cues.has("vague_time") and not _limit_after_vague_time(cues):
         words = cues.first("vague_time")
         return Finding("no_deadline", words, f'"{words}" is no deadline: give one ("within 5 working days").')
-    if any(not _in_leading_condition(cues.doc, t.start) for t in cues.all("time")):
+    condition_end = _condition_end(cues.doc)
+    if any(t.start >= condition_end for t in cues.all("time")):
         return None
     return Finding("no_deadline", act, f'"{act}" — by when? Give a time limit.')
