@@ -59,7 +59,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     critique.add_argument("--library", action="store_true", help="critique every active document of the library")
     critique.add_argument("--json", action="store_true", help="print the critiques as JSON")
     critique.add_argument(
-        "--no-model", action="store_true", help="pair contradictions by shared words, without loading MiniLM (faster)"
+        "--no-model",
+        action="store_true",
+        help="the rules alone, contradictions paired by shared words: no MiniLM or flagger load (faster)",
     )
     for parser in (add, listing, retire, replace, audience, critique):
         parser.add_argument("--home", help="state directory (default: WARRANT_HOME or ./state)")

@@ -4,7 +4,8 @@ Sentence flags (vague, no_owner, no_deadline) read the sentence alone (one that 
 document lacks defers who and when to that part, so gets neither of the last two); the others need
 the document: an obligation has a consequence when the sentence, the next one about the same thing,
 or a general enforcement clause states one; a contradiction is a pair of sentences; a reference
-points to the document's own parts.
+points to the document's own parts. With the trained flagger (flagger.py), the model decides the
+first three, reading each sentence with its heading and the sentence after it.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from governance.critic import sentence_flags
 from governance.critic.conflicts import Embed, contradictions
 from governance.critic.cues import Cues, base_form, read_cues
+from governance.critic.flagger import DECIDED, FlaggerInput, SentenceFlagger
 from governance.critic.reading import PolicyText, read_policy
 from governance.critic.records import FLAGS, CriticisedSentence, DocumentCritique, Finding
 from governance.critic.references import dangling_references
@@ -35,9 +37,42 @@ def _no_consequence(i: int, cues: list[Cues], enforced: bool) -> Finding | None:
     )
 
 
-def critique(document: PolicyText, embed: Embed | None = None) -> DocumentCritique:
+# What a flag the rules did not raise says, when the flagger raises it.
+_FLAGGER_ADVICE = {
+    "vague": "Some wording here leaves a quantity, time, standard or decision to judgement: say exactly what is meant.",
+    "no_owner": "Someone has to act or approve here, and no one is named: name the role.",
+    "no_deadline": "By when? Give a time limit.",
+}
+
+
+def _reviewed(document: PolicyText, findings: list[list[Finding]], flagger: SentenceFlagger) -> list[list[Finding]]:
+    """The flagger's verdict on the sentence flags it decides (`DECIDED`): a rule's finding stands
+    only where the flagger agrees, and the flagger adds the flags the rules missed (without evidence
+    words). A sentence pointing to a missing part keeps the rules' findings: the part would say who
+    and when."""
+    texts = [s.text for s in document.sentences]
+    inputs = [
+        FlaggerInput(s.section, s.text, texts[i + 1] if i + 1 < len(texts) else "")
+        for i, s in enumerate(document.sentences)
+    ]
+    out = []
+    for found, verdict in zip(findings, flagger.flags(inputs), strict=True):
+        if any(f.flag == "dangling_reference" for f in found):
+            out.append(found)
+            continue
+        by_flag = {f.flag: f for f in found}
+        kept = [f for f in found if f.flag not in DECIDED]
+        kept += [by_flag.get(flag) or Finding(flag, "", _FLAGGER_ADVICE[flag]) for flag in DECIDED if flag in verdict]
+        out.append(kept)
+    return out
+
+
+def critique(
+    document: PolicyText, embed: Embed | None = None, flagger: SentenceFlagger | None = None
+) -> DocumentCritique:
     """Flag every sentence of `document`. With `embed` (MiniLM), contradictions are paired by
-    meaning; without it, by shared words."""
+    meaning; without it, by shared words. With `flagger`, the trained model decides vague, no_owner
+    and no_deadline (the rules' words are the evidence where they raised the same flag)."""
     cues = [read_cues(s.text) for s in document.sentences]
     enforced = any(c.has("enforcement") for c in cues)
     findings: list[list[Finding]] = [[] for _ in cues]
@@ -55,6 +90,8 @@ def critique(document: PolicyText, embed: Embed | None = None) -> DocumentCritiq
             findings[i].append(consequence)
         if reference:
             findings[i].append(reference)
+    if flagger is not None:
+        findings = _reviewed(document, findings, flagger)
     for i, j, why in contradictions(cues, embed):
         for here, there in ((i, j), (j, i)):
             if not any(f.flag == "contradiction" for f in findings[here]):
@@ -73,6 +110,8 @@ def critique(document: PolicyText, embed: Embed | None = None) -> DocumentCritiq
     )
 
 
-def critique_text(text: str, name: str, title: str = "", embed: Embed | None = None) -> DocumentCritique:
+def critique_text(
+    text: str, name: str, title: str = "", embed: Embed | None = None, flagger: SentenceFlagger | None = None
+) -> DocumentCritique:
     """Critique a document's Markdown or plain text."""
-    return critique(read_policy(text, name, title), embed)
+    return critique(read_policy(text, name, title), embed, flagger)

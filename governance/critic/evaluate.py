@@ -1,17 +1,19 @@
 """Measure the critic on the labelled set (data/critic) beside two trivial baselines.
 
     python -m governance.critic.evaluate [--split heldout|<a development part>|all] [--embed] [--json OUT]
-        [--second-labels FILE] [--errors]
+        [--second-labels FILE] [--errors] [--rules-only]
 
-Prints precision, recall and F1 per flag and their mean (macro F1) for the critic (`--json` adds the
-counts behind them: sentences labelled, flagged and found per flag), with `--embed` for a logistic
-regression per flag on MiniLM embeddings (fitted on the train part, or on every development part for
-`heldout`), for a keyword-only baseline (each flag fires on its trigger words, with no reading of
-the sentence) and for the majority baseline (no flag on any sentence: most sentences have none of
-each). Each labelled document is rebuilt under its headings, one labelled sentence a paragraph, so
-the critic sees the same sentences the labels name. `--errors` lists the critic's mistakes; use it
-on the development parts only (`DEVELOPMENT`: train, test, dev, dev2, dev3, dev4; `heldout` is the
-measuring part; data/critic/README.md). Not imported by the app.
+Prints precision, recall and F1 per flag and their mean (macro F1) for the critic as shipped (the
+rules, with the trained flagger of models/critic.pt deciding three sentence flags) and for its rules
+alone (`--json` adds the counts behind them: sentences labelled, flagged and found per flag),
+with `--embed` for a logistic regression per flag on MiniLM embeddings (fitted on the train part, or
+for `heldout` on every development part and the training part), for a keyword-only baseline (each
+flag fires on its trigger words, with no reading of the sentence) and for the majority baseline (no
+flag on any sentence: most sentences have none of each). Each labelled document is rebuilt under
+its headings, one labelled sentence a paragraph, so the critic sees the same sentences the labels
+name. `--errors` lists the critic's mistakes; use it on the development parts only (`DEVELOPMENT`:
+train, test, dev, dev2, dev3, dev4; `heldout` is the measuring part; data/critic/README.md). Not
+imported by the app.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import numpy as np
 from governance.critic import lexicon as lx
 from governance.critic.conflicts import Embed, quantities
 from governance.critic.critic import critique
+from governance.critic.flagger import DEFAULT_MODEL, SentenceFlagger, load_flagger
 from governance.critic.reading import PolicyText, read_sections
 from governance.critic.records import FLAGS
 
@@ -103,9 +106,9 @@ def assign_split(docs: dict[str, list[frozenset[str]]], seed: int = SPLIT_SEED, 
 Predictor = Callable[[LabelledDocument], list[set[str]]]
 
 
-def critic_predictor(embed: Embed | None = None) -> Predictor:
+def critic_predictor(embed: Embed | None = None, flagger: SentenceFlagger | None = None) -> Predictor:
     def predict(doc: LabelledDocument) -> list[set[str]]:
-        result = critique(doc.policy_text(), embed)
+        result = critique(doc.policy_text(), embed, flagger)
         labelled = [t for t, _ in doc.sentences()]
         read = [s.text for s in result.sentences]
         if read != labelled:
@@ -269,15 +272,25 @@ def main(argv: list[str] | None = None) -> int:
         "scored like a system, with Cohen's kappa per flag",
     )
     parser.add_argument("--errors", action="store_true", help="list the critic's mistakes (not on the heldout part!)")
+    parser.add_argument(
+        "--rules-only", action="store_true", help="leave the trained flagger out (the critic is its rules)"
+    )
+    parser.add_argument("--flagger", type=Path, default=DEFAULT_MODEL, help="the trained flagger (models/critic.pt)")
     args = parser.parse_args(argv)
     everything = load(args.data)
     docs = [d for d in everything if args.split == "all" or d.split == args.split]
     embed = _embedder() if args.embed else None
-    systems: dict[str, Predictor] = {"critic": critic_predictor(embed)}
+    flagger = None if args.rules_only else load_flagger(args.flagger)
+    systems: dict[str, Predictor] = {"critic": critic_predictor(embed, flagger)}
+    if flagger is not None:
+        systems["rules only"] = critic_predictor(embed)
     if embed is not None:
-        # fitted on the train part, or on every development part when the held-out part is measured
-        fitted_on = DEVELOPMENT if args.split == "heldout" else ("train",)
-        systems["embedding classifier"] = embedding_classifier([d for d in everything if d.split in fitted_on], embed)
+        # fitted on the train part, or on every development part and the training part when the
+        # held-out part is measured (the flagger's data)
+        fitted = [d for d in everything if d.split in (DEVELOPMENT if args.split == "heldout" else ("train",))]
+        if args.split == "heldout" and (args.data / "training").is_dir():
+            fitted += load(args.data / "training")
+        systems["embedding classifier"] = embedding_classifier(fitted, embed)
     if args.second_labels:
         systems["second labeller"] = second_labeller(args.second_labels, args.data)
     systems["keyword baseline"] = keyword_predictor

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 
 from governance.critic.conflicts import Embed
 from governance.critic.critic import critique, critique_text
+from governance.critic.flagger import DEFAULT_MODEL, SentenceFlagger, load_flagger
 from governance.critic.reading import read_policy
 from governance.critic.records import DocumentCritique
 from governance.identity import Identity, require
@@ -46,18 +48,33 @@ def _chunk_markdown(section: str, text: str) -> str:
 
 
 class PolicyCritic:
-    """Critiques of uploads and of the active library for admins."""
+    """Critiques of uploads and of the active library for admins.
 
-    def __init__(self, index, embed_model=None, embed: Callable[[list[str]], np.ndarray] | None = None) -> None:
+    With a sentence model (`embed_model` or `embed`), contradictions are paired by meaning and the
+    trained flagger at `flagger_path` (loaded on first use) decides the sentence flags; without
+    one, the rules alone (`--no-model`)."""
+
+    def __init__(
+        self,
+        index,
+        embed_model=None,
+        embed: Callable[[list[str]], np.ndarray] | None = None,
+        flagger_path: Path | None = DEFAULT_MODEL,
+    ) -> None:
         self.index = index
         self.embed = embed or embedder(embed_model)
+        self._flagger_path = flagger_path if self.embed is not None else None
+
+    @property
+    def flagger(self) -> SentenceFlagger | None:
+        return load_flagger(self._flagger_path) if self._flagger_path is not None else None
 
     def critique_upload(self, identity: Identity, data: bytes, name: str) -> DocumentCritique:
         """A file as it would be added (converted the same way); raises ConversionRefused (a
         ValueError with a plain reason) for a file the library would refuse."""
         require(identity, "ingest")
         converted = convert(data, name)
-        return critique_text(converted.markdown, name, converted.title, self.embed)
+        return critique_text(converted.markdown, name, converted.title, self.embed, self.flagger)
 
     def critique_library(self, identity: Identity) -> list[DocumentCritique]:
         """Every active document, rebuilt from its active chunks in document order."""
@@ -67,9 +84,10 @@ class PolicyCritic:
         for node in nodes:
             by_doc[node.metadata.get("doc_id", "")].append(node)
         out = []
+        flagger = self.flagger
         for doc_id, chunks in sorted(by_doc.items()):
             chunks.sort(key=lambda n: (int(n.metadata.get("position", 0) or 0), n.node_id))
             markdown = "\n\n".join(_chunk_markdown(str(n.metadata.get("section", "")), n.text) for n in chunks)
             title = str(chunks[0].metadata.get("title", ""))
-            out.append(critique(read_policy(markdown, doc_id, title), self.embed))
+            out.append(critique(read_policy(markdown, doc_id, title), self.embed, flagger))
         return out
