@@ -7,9 +7,9 @@ Data: the development parts of `data/critic` (DEVELOPMENT) and the training part
 `data/critic/training`. The held-out part (`heldout`) is never read. A seeded sixth of the training
 documents is kept apart as the tuning part: the epoch kept and each flag's threshold are chosen on
 it, and its scores go into the file. Every sentence is one example; its flags' losses are masked
-where the document settles them and the rules decide anyway (a sentence pointing to a missing part
-gets only `dangling_reference`; no obligation of a document with a general enforcement clause
-lacks a consequence), so the model never learns "no flag" from those.
+where the document settles them and the critic keeps the rules' findings anyway (every flag of a
+sentence pointing to a missing part; `no_consequence` in a document with a general enforcement
+clause), so the model never learns "no flag" from those.
 """
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ from pathlib import Path
 
 import numpy as np
 
-from governance.critic.critic import critique
 from governance.critic.cues import read_cues
 from governance.critic.evaluate import DATA, DEVELOPMENT, LabelledDocument, load
-from governance.critic.flagger import FORMAT, LEARNED, MAX_LENGTH, FlaggerInput, new_net
+from governance.critic.flagger import FORMAT, LEARNED, MAX_LENGTH, FlaggerInput, SentenceFlagger, new_net
+from governance.critic.references import dangling_references
 
 TRAINING = DATA / "training"
 SEED = 13
@@ -40,12 +40,12 @@ def examples(doc: LabelledDocument) -> list[Example]:
     texts = [t for t, _ in doc.sentences()]
     headings = [h for h, group in doc.sections for _ in group]
     enforced = any(read_cues(t).has("enforcement") for t in texts)
-    pointing = [s.flags for s in critique(doc.policy_text()).sentences]
+    policy = doc.policy_text()
     out = []
     for i, (text, gold) in enumerate(doc.sentences()):
         item = FlaggerInput(headings[i], text, texts[i + 1] if i + 1 < len(texts) else "")
         mask = [1.0] * len(LEARNED)
-        if "dangling_reference" in pointing[i]:
+        if dangling_references(text, policy) is not None:
             mask = [0.0] * len(LEARNED)
         if enforced:
             mask[LEARNED.index("no_consequence")] = 0.0
@@ -87,8 +87,6 @@ def train(
     """Fine-tune; returns the best epoch's trained state (by tuning macro F1), thresholds and metrics."""
     import torch
 
-    from pipeline.gate.reader import mean_pool
-
     torch.manual_seed(seed)
     rng = random.Random(seed)
     if threads:
@@ -125,16 +123,15 @@ def train(
         for start in range(0, len(order), batch):
             part = [learn[i] for i in order[start : start + batch]]
             tokens = net.inputs([e[0].first() for e in part], [e[0].next_sentence for e in part])
-            logits = net.head(mean_pool(net.encoder(**tokens).last_hidden_state, tokens["attention_mask"]))
             m = torch.tensor([e[2] for e in part])
-            loss = (loss_fn(logits, torch.tensor([e[1] for e in part])) * m).sum() / m.sum().clamp(min=1.0)
+            loss = (loss_fn(net.forward(tokens), torch.tensor([e[1] for e in part])) * m).sum() / m.sum().clamp(min=1.0)
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
             schedule.step()
             total += loss.item() * len(part)
         net.encoder.eval()
-        probs = _probabilities(net, [e[0] for e in tune])
+        probs = SentenceFlagger(net, {}, {}).probabilities([e[0] for e in tune])
         thresholds, scores = tune_thresholds(probs, tune_gold, tune_mask) if tune else (dict.fromkeys(LEARNED, 0.5), {})
         macro = sum(scores.values()) / len(LEARNED) if scores else 0.0
         curve.append({"epoch": epoch + 1, "loss": round(total / len(learn), 4), "tuning_macro_f1": round(macro, 4)})
@@ -148,18 +145,6 @@ def train(
     _, state, thresholds, metrics = best
     metrics["curve"] = curve
     return state, thresholds, metrics
-
-
-def _probabilities(net, inputs: list[FlaggerInput], batch: int = 64) -> np.ndarray:
-    import torch
-
-    out = []
-    with torch.inference_mode():
-        for start in range(0, len(inputs), batch):
-            part = inputs[start : start + batch]
-            tokens = net.inputs([i.first() for i in part], [i.next_sentence for i in part])
-            out.append(torch.sigmoid(net.forward(tokens)).float().numpy())
-    return np.concatenate(out).reshape(-1, len(LEARNED)) if out else np.zeros((0, len(LEARNED)))
 
 
 def main(argv: list[str] | None = None) -> int:
