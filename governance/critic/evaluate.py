@@ -41,6 +41,9 @@ DATA = Path(__file__).resolve().parents[2] / "data" / "critic"
 SPLIT_SEED = 31
 # the parts the critic was developed on, in the order they were written; "heldout" is measured only
 DEVELOPMENT = ("train", "test", "dev", "dev2", "dev3", "dev4")
+# Documents quoted from the 18F handbook pages that ../shared/data/policy-dev holds: that set only
+# measures, so nothing is trained, tuned or fitted on them (they are labelled and measured here).
+MEASURING_SET_SOURCE = "18F handbook"
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,11 @@ class LabelledDocument:
     title: str
     split: str
     sections: list[tuple[str, list[tuple[str, frozenset[str]]]]]  # heading → (sentence, flags)
+    source: str = ""
+
+    def trainable(self) -> bool:
+        """Not quoted from a measuring set's pages (`MEASURING_SET_SOURCE`): may train or tune."""
+        return not self.source.startswith(MEASURING_SET_SOURCE)
 
     def sentences(self) -> list[tuple[str, frozenset[str]]]:
         return [s for _, group in self.sections for s in group]
@@ -76,7 +84,7 @@ def load(folder: Path = DATA) -> list[LabelledDocument]:
             if not sections or sections[-1][0] != row["section"]:
                 sections.append((row["section"], []))
             sections[-1][1].append((row["text"], frozenset(row["flags"])))
-        out.append(LabelledDocument(doc["doc"], doc["title"], doc["split"], sections))
+        out.append(LabelledDocument(doc["doc"], doc["title"], doc["split"], sections, doc.get("source", "")))
     return out
 
 
@@ -286,11 +294,11 @@ def main(argv: list[str] | None = None) -> int:
         systems["rules only"] = critic_predictor(embed)
     if embed is not None:
         # fitted on the train part, or on every development part and the training part when the
-        # held-out part is measured (the flagger's data)
+        # held-out part is measured (the flagger's data); never on a measuring set's pages
         fitted = [d for d in everything if d.split in (DEVELOPMENT if args.split == "heldout" else ("train",))]
         if args.split == "heldout" and (args.data / "training").is_dir():
             fitted += load(args.data / "training")
-        systems["embedding classifier"] = embedding_classifier(fitted, embed)
+        systems["embedding classifier"] = embedding_classifier([d for d in fitted if d.trainable()], embed)
     if args.second_labels:
         systems["second labeller"] = second_labeller(args.second_labels, args.data)
     systems["keyword baseline"] = keyword_predictor

@@ -4,7 +4,9 @@
     python -m governance.critic.train_flagger --smoke --out /tmp/critic.pt   # seconds: what CI runs
 
 Data: the development parts of `data/critic` (DEVELOPMENT) and the training part
-`data/critic/training`. The held-out part (`heldout`) is never read. A seeded sixth of the training
+`data/critic/training`, less every document quoted from the 18F handbook pages that
+../shared/data/policy-dev holds (a measuring set: `LabelledDocument.trainable`). The held-out part
+(`heldout`) is never read. A seeded sixth of the training
 documents is kept apart as the tuning part: the epoch kept and each flag's threshold are chosen on
 it, and its scores go into the file. Every sentence is one example; its flags' losses are masked
 where the document settles them and the critic keeps the rules' findings anyway (every flag of a
@@ -51,6 +53,13 @@ def examples(doc: LabelledDocument) -> list[Example]:
             mask[LEARNED.index("no_consequence")] = 0.0
         out.append((item, [float(flag in gold) for flag in LEARNED], mask))
     return out
+
+
+def training_documents() -> list[LabelledDocument]:
+    """The documents the flagger learns and tunes on: the development parts and the training part,
+    less any quoted from a measuring set's pages; never the held-out part."""
+    docs = [d for d in load(DATA) if d.split in DEVELOPMENT] + (load(TRAINING) if TRAINING.is_dir() else [])
+    return [d for d in docs if d.trainable()]
 
 
 def split_tuning(
@@ -160,8 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     import torch
 
-    docs = [d for d in load(DATA) if d.split in DEVELOPMENT] + (load(TRAINING) if TRAINING.is_dir() else [])
-    learn_docs, tune_docs = split_tuning(docs, args.seed)
+    learn_docs, tune_docs = split_tuning(training_documents(), args.seed)
     if args.smoke:
         learn_docs, tune_docs, args.epochs = learn_docs[:1], tune_docs[:1], 1
     learn = [e for d in learn_docs for e in examples(d)]

@@ -85,3 +85,15 @@ def test_the_flagger_smoke_trains_in_seconds_and_the_critic_reads_with_it(tmp_pa
     assert probs.shape == (2, len(LEARNED)) and ((probs >= 0) & (probs <= 1)).all()
     critique = critique_text("# P\n\n## 1. Keys\n\nKeys must be returned.\n", "p.md", flagger=trained)
     assert set(critique.sentences[0].flags) <= set(LEARNED)
+
+
+def test_nothing_quoted_from_a_measuring_set_or_held_out_trains_the_flagger():
+    from governance.critic.evaluate import load
+    from governance.critic.train_flagger import TRAINING, training_documents
+
+    everything = load() + load(TRAINING)
+    quoted = {d.doc for d in everything if d.source.startswith("18F handbook")}  # policy-dev's pages
+    assert quoted  # the labelled set does quote them: they measure, they must not train
+    used = {d.doc for d in training_documents()}
+    assert used and not used & quoted
+    assert not used & {d.doc for d in everything if d.split == "heldout"}
