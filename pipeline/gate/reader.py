@@ -26,6 +26,7 @@ import numpy as np
 from pipeline.ground.config import set_offline_environment
 
 MAX_LENGTH = 80  # tokens of question + heading + sentence; ~90 % of pairs fit whole
+MIN_SECOND_TOKENS = 16  # of the passage, when a long question has to be cut
 FORMAT = "reader-v1"
 
 _LOCK = threading.Lock()
@@ -122,10 +123,22 @@ class ReaderNet:
             raise ValueError(f"the reader's weights do not fit MiniLM: {(unexpected or missing)[:3]}")
         self.head.load_state_dict({k: v.to(torch.float32) for k, v in state["head"].items()})
 
+    def _fitted_firsts(self, firsts: Sequence[str]) -> list[str]:
+        """Each first text cut at a token boundary where it would leave the second fewer than
+        `MIN_SECOND_TOKENS` (the tokenizer refuses to cut the second below nothing)."""
+        budget = self.max_length - 3 - MIN_SECOND_TOKENS  # [CLS] first [SEP] second [SEP]
+        unique = list(dict.fromkeys(firsts))
+        offsets = self.tokenizer(unique, add_special_tokens=False, return_offsets_mapping=True)["offset_mapping"]
+        cut = {
+            t: t[: spans[budget - 1][1]] if len(spans) > budget else t for t, spans in zip(unique, offsets, strict=True)
+        }
+        return [cut[t] for t in firsts]
+
     def inputs(self, questions: Sequence[str], passages: Sequence[str]) -> dict:
-        """Token ids for the pairs, padded to the longest; the passage is cut, never the question."""
+        """Token ids for the pairs, padded to the longest; the passage is cut, and the question only
+        where it alone would leave the passage fewer than `MIN_SECOND_TOKENS` tokens."""
         return self.tokenizer(
-            list(questions),
+            self._fitted_firsts(questions),
             list(passages),
             truncation="only_second",
             max_length=self.max_length,

@@ -97,3 +97,12 @@ def test_nothing_quoted_from_a_measuring_set_or_held_out_trains_the_flagger():
     used = {d.doc for d in training_documents()}
     assert used and not used & quoted
     assert not used & {d.doc for d in everything if d.split == "heldout"}
+
+
+def test_a_sentence_longer_than_the_flagger_reads_is_critiqued_not_an_error(flagger):
+    """A 200-token sentence (legal drafting has them) used to raise a tokenizer "truncation error"
+    from the whole critique; it is read cut to what the model reads, and the next sentence too."""
+    long = "Staff must " + " and ".join(f"complete task {i} of the annual compliance review" for i in range(20)) + "."
+    flags = flags_of(f"# Policy\n\n## 1. Duties\n\n{long} Managers must approve leave requests.\n", flagger)
+    assert list(flags) == [long, "Managers must approve leave requests."]
+    assert "no_consequence" in flags[long]

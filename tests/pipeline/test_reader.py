@@ -41,6 +41,21 @@ def test_a_rule_stated_for_another_group_does_not_answer(handbook_engine):
     assert near_miss.support.reader < answered.support.reader
 
 
+def test_a_question_longer_than_the_reader_reads_gets_a_decision_not_an_error(handbook_engine):
+    """A question of about 100 tokens (well under the engine's character limit) used to raise a
+    tokenizer "truncation error" from the reader; it is cut to leave the sentence room, and read."""
+    question = (
+        "Who approves a leave of absence" + ", and what if I am ill or away on a course or caring for someone" * 6 + "?"
+    )
+    answer = handbook_engine.ask(question, log=False)
+    assert answer.decision in ("answer", "abstain", "clarify"), answer.decision
+    reader = handbook_engine.reader
+    p = reader.probabilities(
+        question, ["Staff Handbook: 1. Leave of absence: Salary is not paid during a leave of absence."]
+    )
+    assert p.shape == (1,) and 0.0 <= float(p[0]) <= 1.0
+
+
 def test_the_reader_reads_the_answering_sentence_higher_than_its_neighbours(handbook_engine):
     reader = handbook_engine.reader
     question = "Who approves a leave of absence?"
