@@ -12,7 +12,7 @@ flag fires on its trigger words, with no reading of the sentence) and for the ma
 flag on any sentence: most sentences have none of each). Each labelled document is rebuilt under
 its headings, one labelled sentence a paragraph, so the critic sees the same sentences the labels
 name. `--errors` lists the critic's mistakes; use it on the development parts only (`DEVELOPMENT`:
-train, test, dev, dev2, dev3, dev4; `heldout` is the measuring part; data/critic/README.md). Not
+train, test, dev, dev2, dev3, dev4, dev5; `heldout` is the measuring part; data/critic/README.md). Not
 imported by the app.
 """
 
@@ -40,7 +40,7 @@ from governance.critic.records import FLAGS
 DATA = Path(__file__).resolve().parents[2] / "data" / "critic"
 SPLIT_SEED = 31
 # the parts the critic was developed on, in the order they were written; "heldout" is measured only
-DEVELOPMENT = ("train", "test", "dev", "dev2", "dev3", "dev4")
+DEVELOPMENT = ("train", "test", "dev", "dev2", "dev3", "dev4", "dev5")
 # Documents quoted from the 18F handbook pages that ../shared/data/policy-dev holds: that set only
 # measures, so nothing is trained, tuned or fitted on them (they are labelled and measured here).
 MEASURING_SET_SOURCE = "18F handbook"
@@ -92,7 +92,7 @@ def assign_split(docs: dict[str, list[frozenset[str]]], seed: int = SPLIT_SEED, 
     """The test documents: taken in a random order seeded with `seed`, a document joins the test
     part while that part holds under `share` of the sentences (10 % slack), unless it would carry
     more than half of some flag's positives into it. The documents of every other part (`dev` …
-    `dev4`, `heldout`), written after the first measurement, were never part of the draw."""
+    `dev4`, `dev5`, `heldout`), written after the first measurement, were never part of the draw."""
     order = sorted(docs)
     random.Random(seed).shuffle(order)
     total = sum(len(v) for v in docs.values())
