@@ -44,6 +44,7 @@ DEVELOPMENT = ("train", "test", "dev", "dev2", "dev3", "dev4", "dev5")
 # Documents quoted from the 18F handbook pages that ../shared/data/policy-dev holds: that set only
 # measures, so nothing is trained, tuned or fitted on them (they are labelled and measured here).
 MEASURING_SET_SOURCE = "18F handbook"
+TRAINING = DATA / "training"  # the training part (data/critic/training/README.md)
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,14 @@ def load(folder: Path = DATA) -> list[LabelledDocument]:
             sections[-1][1].append((row["text"], frozenset(row["flags"])))
         out.append(LabelledDocument(doc["doc"], doc["title"], doc["split"], sections, doc.get("source", "")))
     return out
+
+
+def training_documents(folder: Path = DATA) -> list[LabelledDocument]:
+    """The documents a model may learn and tune on: the development parts of `folder` and its
+    training part, less any quoted from a measuring set's pages; never the held-out part."""
+    training = folder / TRAINING.name
+    docs = [d for d in load(folder) if d.split in DEVELOPMENT] + (load(training) if training.is_dir() else [])
+    return [d for d in docs if d.trainable()]
 
 
 def assign_split(docs: dict[str, list[frozenset[str]]], seed: int = SPLIT_SEED, share: float = 1 / 3) -> set[str]:
@@ -293,12 +302,13 @@ def main(argv: list[str] | None = None) -> int:
     if flagger is not None:
         systems["rules only"] = critic_predictor(embed)
     if embed is not None:
-        # fitted on the train part, or on every development part and the training part when the
-        # held-out part is measured (the flagger's data); never on a measuring set's pages
-        fitted = [d for d in everything if d.split in (DEVELOPMENT if args.split == "heldout" else ("train",))]
-        if args.split == "heldout" and (args.data / "training").is_dir():
-            fitted += load(args.data / "training")
-        systems["embedding classifier"] = embedding_classifier([d for d in fitted if d.trainable()], embed)
+        # fitted on the train part, or on the flagger's data when the held-out part is measured
+        fitted = (
+            training_documents(args.data)
+            if args.split == "heldout"
+            else [d for d in everything if d.split == "train" and d.trainable()]
+        )
+        systems["embedding classifier"] = embedding_classifier(fitted, embed)
     if args.second_labels:
         systems["second labeller"] = second_labeller(args.second_labels, args.data)
     systems["keyword baseline"] = keyword_predictor

@@ -52,13 +52,9 @@ class FlaggerInput:
 
 def new_net(max_length: int = MAX_LENGTH) -> Any:
     """The packaged MiniLM with a fresh head of one logit per flag of `LEARNED`."""
-    import torch
-
     from pipeline.gate.reader import ReaderNet
 
-    net = ReaderNet.fresh(max_length)
-    net.head = torch.nn.Linear(net.encoder.config.hidden_size, len(LEARNED))
-    return net
+    return ReaderNet.fresh(max_length, outputs=len(LEARNED))
 
 
 class SentenceFlagger:

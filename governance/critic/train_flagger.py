@@ -3,8 +3,8 @@
     python -m governance.critic.train_flagger --out models/critic.pt [--epochs 5] [--seed 13]
     python -m governance.critic.train_flagger --smoke --out /tmp/critic.pt   # seconds: what CI runs
 
-Data: the development parts of `data/critic` (DEVELOPMENT) and the training part
-`data/critic/training`, less every document quoted from the 18F handbook pages that
+Data (`evaluate.training_documents`): the development parts of `data/critic` (DEVELOPMENT) and the
+training part `data/critic/training`, less every document quoted from the 18F handbook pages that
 ../shared/data/policy-dev holds (a measuring set: `LabelledDocument.trainable`). The held-out part
 (`heldout`) is never read. A seeded sixth of the training
 documents is kept apart as the tuning part: the epoch kept and each flag's threshold are chosen on
@@ -26,11 +26,10 @@ from pathlib import Path
 import numpy as np
 
 from governance.critic.cues import read_cues
-from governance.critic.evaluate import DATA, DEVELOPMENT, LabelledDocument, load
+from governance.critic.evaluate import DEVELOPMENT, LabelledDocument, training_documents
 from governance.critic.flagger import FORMAT, LEARNED, MAX_LENGTH, FlaggerInput, SentenceFlagger, new_net
 from governance.critic.references import dangling_references
 
-TRAINING = DATA / "training"
 SEED = 13
 TUNING_SHARE = 1 / 6
 
@@ -53,13 +52,6 @@ def examples(doc: LabelledDocument) -> list[Example]:
             mask[LEARNED.index("no_consequence")] = 0.0
         out.append((item, [float(flag in gold) for flag in LEARNED], mask))
     return out
-
-
-def training_documents() -> list[LabelledDocument]:
-    """The documents the flagger learns and tunes on: the development parts and the training part,
-    less any quoted from a measuring set's pages; never the held-out part."""
-    docs = [d for d in load(DATA) if d.split in DEVELOPMENT] + (load(TRAINING) if TRAINING.is_dir() else [])
-    return [d for d in docs if d.trainable()]
 
 
 def split_tuning(

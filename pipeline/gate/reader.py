@@ -89,8 +89,8 @@ class ReaderNet:
         self.max_length = max_length
 
     @classmethod
-    def fresh(cls, max_length: int = MAX_LENGTH) -> ReaderNet:
-        """The packaged MiniLM with a new head (the start of training)."""
+    def fresh(cls, max_length: int = MAX_LENGTH, outputs: int = 1) -> ReaderNet:
+        """The packaged MiniLM with a new head of `outputs` logits (the start of training)."""
         set_offline_environment()
         import torch
         from transformers import AutoModel, AutoTokenizer
@@ -99,7 +99,7 @@ class ReaderNet:
         hf_logging.disable_progress_bar()
         encoder = AutoModel.from_pretrained(base_model_path(), local_files_only=True)
         tokenizer = AutoTokenizer.from_pretrained(base_model_path(), local_files_only=True)
-        head = torch.nn.Linear(encoder.config.hidden_size, 1)
+        head = torch.nn.Linear(encoder.config.hidden_size, outputs)
         return cls(encoder, head, tokenizer, max_length)
 
     def trained_state(self) -> dict:
@@ -147,7 +147,7 @@ class ReaderNet:
         )
 
     def forward(self, inputs: dict) -> Any:
-        """One logit per pair."""
+        """The head's logits per pair: shape (n,) for one output, (n, outputs) for more."""
         hidden = self.encoder(**inputs).last_hidden_state
         return self.head(mean_pool(hidden, inputs["attention_mask"]).float()).squeeze(-1)
 

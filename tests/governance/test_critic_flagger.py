@@ -88,8 +88,7 @@ def test_the_flagger_smoke_trains_in_seconds_and_the_critic_reads_with_it(tmp_pa
 
 
 def test_nothing_quoted_from_a_measuring_set_or_held_out_trains_the_flagger():
-    from governance.critic.evaluate import load
-    from governance.critic.train_flagger import TRAINING, training_documents
+    from governance.critic.evaluate import TRAINING, load, training_documents
 
     everything = load() + load(TRAINING)
     quoted = {d.doc for d in everything if d.source.startswith("18F handbook")}  # policy-dev's pages
