@@ -20,10 +20,15 @@ from dataclasses import dataclass
 from pipeline.language import glossary as _glossary
 from pipeline.language.stemming import stem
 
-_WORD = re.compile(r"[a-z0-9]+(?:[.\-][a-z0-9]+)*")
+# A word is letters and digits of any script ("règle", "Zürich"), joined by inner dots or hyphens.
+_WORD = re.compile(r"[^\W_]+(?:[.\-][^\W_]+)*")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'])")
 # English abbreviations whose full stop does not end a sentence; a glossary adds its own ("Dept").
 _ABBREVIATIONS = ("Dr", "Mr", "Ms", "Mrs", "Prof", "No", r"e\.g", r"i\.e", "etc", "vs", "St", "Sec")
+# An initialism ("U.S.", "U.K."): its full stop ends the sentence only when the next word is one
+# that opens sentences (a function word: "… in the U.S. The office …"), not a name or noun
+# ("the U.S. Government").
+_INITIALISM_END = re.compile(r"(?:\b[A-Z]\.){2,}$")
 
 STOPWORDS = frozenset(
     """a about above after again against all also am an and any are as at be because been before
@@ -361,6 +366,13 @@ def has_negation(text: str) -> bool:
 LIST_MARKER = r"(?:[-*+]|\d+[.)])\s"
 
 
+def _continues_initialism(before: str, piece: str) -> bool:
+    """`piece` goes on the sentence that ends with an initialism: its first word is not one that
+    opens a sentence."""
+    first = tokens(piece[:40])
+    return bool(_INITIALISM_END.search(before)) and bool(first) and first[0] not in STOPWORDS
+
+
 def split_sentences(text: str) -> list[str]:
     """Sentences of a chunk; list items and lines ending without a stop become their own sentence."""
     abbreviation_end = _lexicon().abbreviation_end
@@ -373,7 +385,7 @@ def split_sentences(text: str) -> list[str]:
         pieces = _SENTENCE_END.split(block)
         merged: list[str] = []
         for piece in pieces:
-            if merged and abbreviation_end.search(merged[-1]):
+            if merged and (abbreviation_end.search(merged[-1]) or _continues_initialism(merged[-1], piece)):
                 merged[-1] = f"{merged[-1]} {piece}"
             else:
                 merged.append(piece)
