@@ -439,7 +439,11 @@ def read_cues(sentence: str) -> Cues:
     for pattern in lx.CONSEQUENCE_PATTERNS:
         for m in re.finditer(pattern, low):
             cues.found.setdefault("consequence", []).append(Cue("consequence", sentence[m.start() : m.end()], -1, -1))
-    if cues.has("consequence") and re.search(lx.WHOLE_DOCUMENT, low) and re.search(lx.BREACH, low):
+    if (
+        (cues.has("consequence") or re.search(lx.ENFORCEMENT, low))
+        and re.search(lx.WHOLE_DOCUMENT, low)
+        and re.search(lx.BREACH, low)
+    ):
         cues.add("enforcement", 0, len(doc))
     deferral = re.search(lx.DEFERRAL, low)
     if deferral:

@@ -273,12 +273,28 @@ CONSEQUENCE_PATTERNS = (
     r"\bpay\s+(?:back\s+)?the\s+difference\b",
     r"\bor\s+(?:it|you|they|she|he|the\s+\w+)\s+will\b",
 )
-# The whole document's rules, named as such in a general enforcement clause.
+# The whole document's rules, named as such in a general enforcement clause ("this policy", "any
+# of these terms", "any provision of these Regulations").
 WHOLE_DOCUMENT = (
-    r"\b(?:this|these)\s+(?:policy|policies|procedure|procedures|rules|code|standard|guidance|scheme|"
-    r"guidelines|arrangements|charter|agreement)\b"
+    r"\b(?:this|these)\s+(?:policy|policies|procedures?|rules|code|standards?|guidance|scheme|guidelines|"
+    r"arrangements|charter|agreement|terms|regulations|directive|circular|instructions|programme|program|"
+    r"sop|specification|document|handbook|practices|protocol|manual|conditions|by-?laws|requirements|"
+    r"framework|plan)\b"
 )
-BREACH = r"\b(?:breach\w*|violat\w*|fail\w*\s+to\s+(?:comply|follow|observe|meet|adhere)|non-?compliance|contraven\w*|ignor\w*)\b"
+BREACH = (
+    r"\b(?:breach\w*|violat\w*|fail\w*\s+to\s+(?:comply|follow|observe|meet|adhere|keep)|non-?compliance|"
+    r"contraven\w*|ignor\w*|break|breaks|breaking|broken|(?:do|does|did)\s+not\s+(?:comply|follow|observe|"
+    r"keep\s+to|abide))\b"
+)
+# What is done to whoever breaches the whole document, beyond the consequences of one rule: a
+# sanction, a loss or the end of an agreement ("we may end the agreement", "liable to a fine",
+# "may be stood down"). Read only beside a breach of the whole document.
+ENFORCEMENT = (
+    r"\b(?:disciplin\w*|dismiss\w*|suspen\w*|terminat\w*|revo\w*|withdraw\w*|cancel\w*|fine[sd]?|"
+    r"penalt\w*|sanction\w*|offen[cs]es?|infraction\w*|prosecut\w*|liable|censure\w*|expel\w*|ban|bans|"
+    r"banned|remov\w*|end|ended|repay\w*|recover\w*|deduct\w*|refus\w*|forfeit\w*|lose|misconduct|"
+    r"stood\s+down|dealt\s+with|action\s+(?:under|against))\b"
+)
 
 # Roles and bodies that can own an act; a vaguely named owner is no owner.
 ROLE_NOUNS = frozenset(

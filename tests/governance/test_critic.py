@@ -152,6 +152,27 @@ def test_flags_an_obligation_without_a_consequence_unless_one_is_stated():
     assert "no_consequence" in one("Avoid posting photographs of residents.")  # "avoid" forbids
 
 
+@pytest.mark.parametrize(
+    "clause",
+    [
+        "If you break these terms, we may suspend or end your membership without a refund.",
+        "Any person who contravenes any provision of these Regulations commits an offence.",
+        "Staff who do not follow this procedure will be subject to disciplinary action.",
+        "Any failure to comply with these instructions shall render the officer concerned liable to action.",
+        "A steward who breaches this code may be stood down by the Safety Officer.",
+    ],
+)
+def test_a_general_enforcement_clause_is_read_in_the_many_ways_it_is_written(clause: str):
+    bare = "Permit holders must display the permit on the windscreen."
+    assert "no_consequence" not in flags_of(f"## 1. Parking\n\n{bare}\n\n## 2. Enforcement\n\n{clause}\n")[bare]
+
+
+def test_a_duty_to_report_breaches_is_no_enforcement_clause():
+    bare = "Permit holders must display the permit on the windscreen."
+    report = "Any breach of this policy must be reported to the Parking Office."
+    assert "no_consequence" in flags_of(f"## 1. Parking\n\n{bare}\n\n## 2. Reporting\n\n{report}\n")[bare]
+
+
 def test_flags_both_sentences_of_a_contradiction_and_points_each_to_the_other():
     first = "Timesheets must be submitted within 5 working days of the end of the month."
     second = "Timesheets must be submitted within 10 working days of the end of the month."
