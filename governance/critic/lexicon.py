@@ -286,14 +286,14 @@ BREACH = (
     r"contraven\w*|ignor\w*|break|breaks|breaking|broken|(?:do|does|did)\s+not\s+(?:comply|follow|observe|"
     r"keep\s+to|abide))\b"
 )
-# What is done to whoever breaches the whole document, beyond the consequences of one rule: a
-# sanction, a loss or the end of an agreement ("we may end the agreement", "liable to a fine",
-# "may be stood down"). Read only beside a breach of the whole document.
+# What a general enforcement clause may say is done to whoever breaches the whole document, on top
+# of `CONSEQUENCE_PATTERNS` (which it also counts): a sanction, a loss or the end of an agreement
+# ("we may end the agreement", "liable to a fine", "may be stood down"). Read only beside a breach
+# of the whole document, where these words can mean nothing else.
 ENFORCEMENT = (
     r"\b(?:disciplin\w*|dismiss\w*|suspen\w*|terminat\w*|revo\w*|withdraw\w*|cancel\w*|fine[sd]?|"
-    r"penalt\w*|sanction\w*|offen[cs]es?|infraction\w*|prosecut\w*|liable|censure\w*|expel\w*|ban|bans|"
-    r"banned|remov\w*|end|ended|repay\w*|recover\w*|deduct\w*|refus\w*|forfeit\w*|lose|misconduct|"
-    r"stood\s+down|dealt\s+with|action\s+(?:under|against))\b"
+    r"sanction\w*|infraction\w*|prosecut\w*|liable|censure\w*|expel\w*|ban|bans|banned|remov\w*|end|"
+    r"ended|repay\w*|recover\w*|deduct\w*|refus\w*|lose|stood\s+down|dealt\s+with|action\s+(?:under|against))\b"
 )
 
 # Roles and bodies that can own an act; a vaguely named owner is no owner.

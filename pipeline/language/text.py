@@ -369,8 +369,10 @@ LIST_MARKER = r"(?:[-*+]|\d+[.)])\s"
 def _continues_initialism(before: str, piece: str) -> bool:
     """`piece` goes on the sentence that ends with an initialism: its first word is not one that
     opens a sentence."""
+    if not _INITIALISM_END.search(before):
+        return False
     first = tokens(piece[:40])
-    return bool(_INITIALISM_END.search(before)) and bool(first) and first[0] not in STOPWORDS
+    return bool(first) and first[0] not in STOPWORDS
 
 
 def split_sentences(text: str) -> list[str]:
