@@ -44,6 +44,7 @@ from pipeline.language import glossary
 from pipeline.language.instructions import action_refusal, instructions_only, is_action_request, set_aside_instructions
 from pipeline.language.question import Question, analyse_question
 from pipeline.language.question_parts import QuestionPart
+from pipeline.language.repetition import read_once
 from pipeline.language.spelling import Correction, SpellingCorrector
 from pipeline.language.text import canonical_terms
 from pipeline.retrieve.chroma_client import open_chroma
@@ -274,7 +275,7 @@ class AnswerEngine:
         """The gate's verdict on `question` (retrieval, the reader, σ, the decision), without writing
         an answer; chunks in `exclude` are withheld from retrieval. For measurements and checks
         (calibration, a change's post-update check)."""
-        asked = analyse_question(question.strip())
+        asked = analyse_question(read_once(question.strip()).text)
         nodes, _, embedding = self._retrieve(asked.text, terms=asked.terms, exclude=exclude)
         return self.postprocessor.gate(asked, nodes, embedding)
 
@@ -311,6 +312,9 @@ class AnswerEngine:
         if problem:
             answer = Answer(text=problem, decision="abstain", reason="input refused", query=question[:200])
             return self._finish(answer, {}, started, log, actor, session, kind="refused")
+        once = read_once(question)  # a passage pasted twenty times is asked once
+        question = once.text
+        rewritten = read_once(rewritten).text if rewritten else ""
         # The message is analysed once (pipeline.language.question); every step below reads that record.
         # A misspelt word is searched as the corpus writes it ("Searched for: …" shows it).
         spelling = self.correct_spelling((rewritten or question).strip())
@@ -355,6 +359,8 @@ class AnswerEngine:
             answer.reason += f"; set aside {len(set_aside)} instruction sentence(s) in the message"
         if spelling.changed:
             answer.reason += f"; spelling corrected: {spelling.describe()}"
+        if once.repeats:
+            answer.reason += f"; read a repeated passage once ({once.repeats} repeat(s) left out)"
         return self._finish(answer, timings, started, log, actor, session)
 
     def _finish(
