@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 from pipeline.language import glossary
 from pipeline.language.text import AMOUNT, content_terms, money_patterns, split_sentences
 
-_WORD_NUMBERS = {
+WORD_NUMBERS = {
     "one": 1,
     "two": 2,
     "three": 3,
@@ -32,7 +32,7 @@ _WORD_NUMBERS = {
     "twenty": 20,
     "thirty": 30,
 }
-_NUM = r"(?:" + AMOUNT + r"|(?P<word>" + "|".join(_WORD_NUMBERS) + r"))"
+_NUM = r"(?:" + AMOUNT + r"|(?P<word>" + "|".join(WORD_NUMBERS) + r"))"
 # What a count after a number counts, as general English has it ("3 days", "2 members"). A corpus's
 # own units come from its glossary: `count_units` ("3 credits") and `counts_as`, which files one
 # unit under another ("30 advisees" are students), so a claim is compared with the policy's count.
@@ -130,8 +130,8 @@ class Contradiction:
 
 def _normalise(raw: str) -> str:
     low = raw.lower().replace(",", "")
-    if low in _WORD_NUMBERS:
-        return str(_WORD_NUMBERS[low])
+    if low in WORD_NUMBERS:
+        return str(WORD_NUMBERS[low])
     if low in _TIMES_WORDS:
         return str(_TIMES_WORDS[low])
     return re.sub(r"\s+", " ", low)

@@ -219,6 +219,47 @@ def test_with_minilm_paraphrases_are_compared(embed_model):
     assert "contradiction" in by_meaning[first] and "contradiction" in by_meaning[second]
 
 
+def test_two_frequencies_for_one_thing_are_a_contradiction():
+    found = flags_of(
+        "## 1. Mileage\n\nMileage claims must be submitted monthly.\n\nMileage claims must be submitted quarterly.\n"
+    )
+    assert all("contradiction" in f for f in found.values())
+    rare = flags_of(
+        "## 1. Checks\n\nThe fire alarm is tested once every three years.\n\nThe fire alarm is tested every two years.\n"
+    )
+    assert all("contradiction" in f for f in rare.values())
+    same = flags_of(
+        "## 1. Reviews\n\nThe risk register is reviewed every 12 months.\n\nThe risk register is reviewed once a year.\n"
+    )
+    assert not any("contradiction" in f for f in same.values())  # one frequency, said two ways
+    amount = flags_of(
+        "## 1. Leave\n\nStaff receive 25 days of leave each year.\n\nStaff receive 25 days of leave a year.\n"
+    )
+    assert not any("contradiction" in f for f in amount.values())  # "each year" is what an amount covers
+
+
+def test_parallel_rules_for_two_named_cases_are_no_contradiction(embed_model):
+    embed = embedder(embed_model)
+    cases = flags_of(
+        "## 1. Notice\n\nThe course tutor announces each essay at least 7 days before its due date.\n\n"
+        "The course tutor announces each quiz at least 3 days in advance.\n",
+        embed=embed,
+    )
+    assert not any("contradiction" in f for f in cases.values())
+    levels = flags_of(
+        "## 1. Reports\n\nThe final report for Stage I must be submitted by Friday of week 15.\n\n"
+        "The final report for Stage II must be submitted by Friday of week 16.\n",
+        embed=embed,
+    )
+    assert not any("contradiction" in f for f in levels.values())
+    same = flags_of(
+        "## 1. Reports\n\nThe final report must be submitted by Friday of week 15.\n\n"
+        "The final report must be submitted by Friday of week 16.\n",
+        embed=embed,
+    )
+    assert all("contradiction" in f for f in same.values())  # the same case, two weeks
+
+
 def test_flags_references_to_parts_the_document_does_not_have():
     text = (
         "# Grants Policy\n\n## 1. Eligibility\n\nApplicants must meet the criteria in section 2.\n\n"
