@@ -98,7 +98,7 @@ _NEGATION = re.compile(
     r"isn't|aren't|doesn't|don't|cannot|can't)\b",
     re.IGNORECASE,
 )
-_TIMES_WORDS = {"once": 1, "twice": 2, "thrice": 3}
+TIMES_WORDS = {"once": 1, "twice": 2, "thrice": 3}
 
 
 @dataclass(frozen=True)
@@ -132,8 +132,8 @@ def _normalise(raw: str) -> str:
     low = raw.lower().replace(",", "")
     if low in WORD_NUMBERS:
         return str(WORD_NUMBERS[low])
-    if low in _TIMES_WORDS:
-        return str(_TIMES_WORDS[low])
+    if low in TIMES_WORDS:
+        return str(TIMES_WORDS[low])
     return re.sub(r"\s+", " ", low)
 
 
@@ -191,7 +191,7 @@ def _render(chunk_value: Value, claim_value: Value, chunk_text: str) -> str:
     span = chunk_text[chunk_value.start : chunk_value.end]
     offset = chunk_value.num_start - chunk_value.start
     length = chunk_value.num_end - chunk_value.num_start
-    if claim_value.text.lower() in _TIMES_WORDS:
+    if claim_value.text.lower() in TIMES_WORDS:
         return claim_value.text  # "twice" replaces all of "three times"
     raw = claim_value.text[claim_value.num_start - claim_value.start : claim_value.num_end - claim_value.start]
     return span[:offset] + raw + span[offset + length :]

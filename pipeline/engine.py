@@ -314,7 +314,7 @@ class AnswerEngine:
             return self._finish(answer, {}, started, log, actor, session, kind="refused")
         once = read_once(question)  # a passage pasted twenty times is asked once
         question = once.text
-        rewritten = read_once(rewritten).text if rewritten else ""
+        rewritten = read_once(rewritten).text
         # The message is analysed once (pipeline.language.question); every step below reads that record.
         # A misspelt word is searched as the corpus writes it ("Searched for: …" shows it).
         spelling = self.correct_spelling((rewritten or question).strip())

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 from spacy.lang.en.stop_words import STOP_WORDS
 
-from governance.contradictions import WORD_NUMBERS, extract_values
+from governance.contradictions import TIMES_WORDS, WORD_NUMBERS, extract_values
 from governance.critic import lexicon as lx
 from governance.critic.cues import Cues, base_form, is_timed_act, opening_clause_end, verb_forms
 from pipeline.language.text import content_terms
@@ -62,9 +62,7 @@ _PERIOD_DAYS = {
 }  # fmt: skip
 _ADVERBS = {"daily": "day", "weekly": "week", "fortnightly": "fortnight", "monthly": "month",
             "quarterly": "quarter", "annually": "year", "yearly": "year"}  # fmt: skip
-_TIMES = {"once": 1, "twice": 2, "thrice": 3}
-_SMALL = WORD_NUMBERS  # "six", "twelve"
-_COUNT = r"\d+|" + "|".join(_SMALL)
+_COUNT = r"\d+|" + "|".join(WORD_NUMBERS)
 _UNIT = "|".join(_PERIOD_DAYS)
 _FREQUENCY = re.compile(
     rf"\b(?:(?P<times>once|twice|thrice|(?P<n>{_COUNT})\s+times)\s+)?"
@@ -83,13 +81,13 @@ class Quantity:
     condition: bool  # the case a rule applies to ("over $500"), not what it sets
     low: float  # the range a condition covers
     high: float
-    start: int = 0  # where it stands in its sentence
-    end: int = 0
+    start: int  # where it stands in its sentence
+    end: int
 
 
 def _number(word: str) -> float:
     low = word.lower()
-    return float(_SMALL.get(low) or low)
+    return float(WORD_NUMBERS.get(low) or low)
 
 
 def frequencies(sentence: str) -> list[tuple[float, str, int, int]]:
@@ -100,15 +98,15 @@ def frequencies(sentence: str) -> list[tuple[float, str, int, int]]:
     for m in _FREQUENCY.finditer(sentence):
         times = m.group("times")
         per = (m.group("per") or "").lower()
+        if m.group("k") and per != "every" and not per.startswith("in"):
+            continue  # "twice a 3 weeks" is no English; "once in any 3 years" is
         if m.group("adverb"):
             days = _PERIOD_DAYS[_ADVERBS[m.group("adverb").lower()]]
         elif times or per == "every":
             days = _PERIOD_DAYS[m.group("unit").lower()] * (_number(m.group("k")) if m.group("k") else 1.0)
         else:
             continue
-        if m.group("k") and per != "every" and not per.startswith("in"):
-            continue  # "twice a 3 weeks" is no English; "once in any 3 years" is
-        count = _TIMES.get((times or "").lower()) or (_number(m.group("n")) if m.group("n") else 1.0)
+        count = TIMES_WORDS.get((times or "").lower()) or (_number(m.group("n")) if m.group("n") else 1.0)
         found.append((float(f"{count * 365 / days:.2g}"), m.group(0), m.start(), m.end()))
     return found
 
@@ -270,7 +268,7 @@ def _different_acts(act_a: str, act_b: str) -> bool:
 
 
 _VALUE_WORDS = (
-    frozenset(_SMALL)
+    frozenset(WORD_NUMBERS)
     | frozenset(_PERIOD_DAYS)
     | frozenset(f"{u}s" for u in _PERIOD_DAYS)
     | frozenset(
@@ -279,13 +277,17 @@ _VALUE_WORDS = (
 )
 _VERB_FORMS = verb_forms(lx.TIMED_VERBS | lx.ORGANISATION_VERBS | lx.READER_VERBS)
 _ROMAN = re.compile(r"^[ivx]+$")  # "Stage I" / "Stage II": "i" is no pronoun here
-# Words for aligning two sentences: "full-time", "B.Tech", "£250" and "14th" each stay one word.
-_ALIGNED_WORD = re.compile(r"[^\W\d_]+(?:[.'’-]\w+)*|\d+(?:[.,:]\d+)*(?:st|nd|rd|th|%)?|[£$€%]")
 
 
 def _is_value_word(word: str) -> bool:
     """A number, a unit or a sign ("7", "seven", "days", "%", "£"): what the values say, not the case."""
     return word in _VALUE_WORDS or any(c.isdigit() for c in word) or not any(c.isalpha() for c in word)
+
+
+# Words for aligning two sentences: "full-time", "B.Tech" and "14th" stay one word, and "8pm" is a
+# number and a word, as `quantities` reads it (`pipeline.language.text.tokens` keeps "8pm" whole,
+# which makes "8pm … midnight" / "midnight … 6am" one case, not two).
+_ALIGNED_WORD = re.compile(r"[^\W\d_]+(?:[.'’-]\w+)*|\d+(?:[.,:]\d+)*(?:st|nd|rd|th|%)?|[£$€%]")
 
 
 def _aligned_words(text: str, values: list[Quantity]) -> list[str]:
