@@ -7,15 +7,21 @@ embedding model is given, else shared content words). They then contradict when
   counts, how often something happens, as times a year: "monthly" / "quarterly", "every 12
   months" = "once a year") for the same case: values after "under / over / more than / between …"
   are the case a rule applies to, not the rule, so "under $5,000: one quote" and "over $50,000: a
-  tender" are two cases, not a conflict; nor are two sentences written to one pattern that name
-  two cases ("each assignment … 7 days" / "each quiz … 3 days", `parallel_cases`);
+  tender" are two cases, not a conflict, and "must not work more than 35 hours" sets a limit; nor
+  are two sentences that name other cases by number ("less than 5 years" / "5 or more years",
+  "delays of 15 to 29 minutes" / "30 to 59 minutes", `case_numbers`), a rule beside its special
+  case ("more than 4 mice"), or two sentences written to one pattern that name two cases ("each
+  assignment … 7 days" / "each quiz … 3 days", `parallel_cases`);
 - one forbids or restricts what the other allows, or requires what the other waives, for the same
   act ("must not take part" / "may take part"; "must be changed" / "do not need to be changed";
-  "must be accompanied" / "may move around unaccompanied");
+  "must be accompanied" / "may move around unaccompanied") and cases that overlap ("more than £500
+  must be approved" / "£500 or less need not be" are two cases);
 - one says a thing will not be done and the other that it will ("will not be paid" / "will be paid").
 
 A sentence that opens with the case it covers ("If you received bonus leave, it will not be paid
-out") beside one that does not is a rule and its stated exception, not a contradiction.
+out") beside one that does not is a rule and its stated exception, not a contradiction. A worked
+example ("For example, a 9-mile journey costs £5", "… can therefore claim £20") applies the rules
+and is compared with nothing.
 
 Values come from `governance.contradictions.extract_values`, the same reader that compares a claim
 with the library, so both find the same numbers; how often comes from `frequencies` here.
@@ -50,9 +56,19 @@ _CONDITION_BEFORE = re.compile(
     r"(?:\bunder|\bover|\babove|\bbelow|\bexceeding|\bless than|\bmore than|\bfewer than|\bgreater than|\bbetween|\band)\s*$",
     re.I,
 )
+# "no more than", "must not work more than", "cannot be less than": a limit, not a case.
+_NEGATED_THAN = re.compile(
+    r"(?:\b(?:no|not|never|cannot)|n't)(?:\s+[a-z]+){0,3}\s+(?:more|less|fewer|longer|shorter)\s+than\s*$", re.I
+)
 _CONDITION_AFTER = re.compile(r"^\s*(?:\+|or (?:more|less|over|above|under|below)\b|and (?:over|above)\b)", re.I)
 # A leading case: "For laboratory courses, …", "If you are a contractor, …".
 _LEADING_CASE = re.compile(r"^\s*(?:for|if|when|where|in the case of)\b([^,:;]{3,80})[,:]", re.I)
+# A worked example or a consequence drawn from the rules ("For example, a 9-mile journey costs £5";
+# "A man can therefore give up to 5 donations in 12 months") applies the rules to one case; its
+# figures differ from the rule's by arithmetic, not by disagreement.
+_WORKED_EXAMPLE = re.compile(
+    r"^\s*(?:for example|for instance|e\.g\.|as an example|so (?:a|an|the)\b)|\b(?:therefore|thus)\b", re.I
+)
 _FIRST_PERIOD = re.compile(r"\bfirst\s+(day|week|month|year)\b", re.I)
 # How often something happens, as times a year: "twice a year", "once every three years", "every
 # 60 days", "monthly", "each week". A period's length in days; a term is a third of a school year.
@@ -83,6 +99,10 @@ class Quantity:
     high: float
     start: int  # where it stands in its sentence
     end: int
+
+
+# A number naming the case a rule covers: ("up" | "down" | "range", low, high); see `case_numbers`.
+CaseNumber = tuple[str, float | str, float | str]
 
 
 def _number(word: str) -> float:
@@ -136,6 +156,8 @@ def quantities(sentence: str) -> list[Quantity]:
         before, after = sentence[:start], sentence[end:]
         # a value before a colon names the case ("15+ years: 8 hours per pay period")
         condition = bool(_CONDITION_BEFORE.search(before) or _CONDITION_AFTER.match(after) or ":" in after[:40])
+        if condition and _NEGATED_THAN.search(before):
+            condition = False  # "must not work more than 35 hours": the limit the rule sets
         low, high = float("-inf"), float("inf")
         if condition and isinstance(value, float):
             words = (before[-14:] + " " + after[:10]).lower()
@@ -337,13 +359,84 @@ def parallel_cases(a: str, b: str, values_a: list[Quantity], values_b: list[Quan
     return False
 
 
+_NUMBER = rf"(?:[£$€])?(?:\d+(?:[.,]\d+)*|{'|'.join(WORD_NUMBERS)})\b"
+# A number that names the case a rule covers, not what the rule sets: "more than 4 mice", "aged
+# 16 or over", "grade 9 and above", "delays of 15 to 29 minutes". "No more than 12 tables" and
+# "must not work more than 48 hours" set a limit, so a negation shortly before "more / less than"
+# keeps it out (`_NEGATED_THAN`). "One" counts only as a value ("more than one week"), not as a
+# word ("under one licence").
+_CASE_NUMBER = re.compile(
+    rf"\b(?P<than>more|greater|older|longer|fewer|less|younger|shorter)\s+than\s+(?P<n1>{_NUMBER})"
+    rf"|\b(?P<side>under|over|above|below|exceeding|aged)\s+(?P<n2>{_NUMBER})"
+    rf"|(?P<n3>{_NUMBER})\s+(?:[a-z]+\s+)?(?:or|and)\s+(?P<after>more|over|above|older|fewer|less|under|below|younger)\b"
+    rf"|\b(?P<low>{_NUMBER})\s*(?:to|-|–)\s*(?P<high>{_NUMBER})",
+    re.I,
+)
+_DOWNWARD = frozenset({"fewer", "less", "younger", "shorter", "under", "below"})
+
+
+def _case_number(m: re.Match[str], group: str, values: list[Quantity]) -> float | str | None:
+    """The number of `group`, as the value reader read it where it read one ("two weeks" = 14
+    days, as "14 days" is), else as written; None for a bare "one"."""
+    start = m.start(group)
+    for q in values:
+        if q.start <= start < q.end and isinstance(q.value, float):
+            return q.value
+    if m.group(group).lower() == "one":
+        return None
+    return _number(m.group(group).lstrip("£$€").replace(",", ""))
+
+
+def case_numbers(sentence: str, values: list[Quantity]) -> frozenset[CaseNumber]:
+    """The numbers of `sentence` (whose `quantities` are `values`) that name the case it covers,
+    as ranges: "5 or more years" and "more than five years" → ("up", 1825, 1825), "less than 5" →
+    ("down", 5, 5), "15 to 29 minutes" → ("range", 15, 29)."""
+    found = set()
+    for m in _CASE_NUMBER.finditer(sentence):
+        if m.group("low"):
+            low, high = _case_number(m, "low", values), _case_number(m, "high", values)
+            if low is not None and high is not None:
+                found.add(("range", low, high))
+            continue
+        if m.group("than") and _NEGATED_THAN.search(sentence[: m.start("n1")]):
+            continue  # "no more than 12 tables", "shall not spend more than 60 minutes": the limit set
+        cue = (m.group("than") or m.group("side") or m.group("after")).lower()
+        group = next(g for g in ("n1", "n2", "n3") if m.group(g))
+        number = _case_number(m, group, values)
+        if number is not None:
+            found.add(("down" if cue in _DOWNWARD else "up", number, number))
+    return frozenset(found)
+
+
+def _interval(case: CaseNumber) -> tuple[float, float] | None:
+    """The open range of values a case number covers; None for one that is no number."""
+    direction, low, high = case
+    if not isinstance(low, float) or not isinstance(high, float):
+        return None
+    if direction == "up":
+        return low, float("inf")
+    if direction == "down":
+        return float("-inf"), high
+    return low, high
+
+
+def _separate_cases(a: frozenset[CaseNumber], b: frozenset[CaseNumber]) -> bool:
+    """Both sentences name their cases by number and no case of one overlaps a case of the other:
+    "more than £1,000" / "£1,000 or less", "under 11" / "aged 11 to 17"."""
+    spans_a = [s for s in map(_interval, a) if s]
+    spans_b = [s for s in map(_interval, b) if s]
+    return bool(spans_a and spans_b) and all(
+        max(low_a, low_b) >= min(high_a, high_b) for low_a, high_a in spans_a for low_b, high_b in spans_b
+    )
+
+
 def _value_conflict(a: list[Quantity], b: list[Quantity]) -> tuple[Quantity, Quantity] | None:
     """Two different values of one kind for the same case; None when the cases differ or the
     sentences share a value of that kind (then they speak of the same figure)."""
-    cases_a = {(q.kind, q.value) for q in a if q.condition}
-    cases_b = {(q.kind, q.value) for q in b if q.condition}
-    shared_kinds = {k for k, _ in cases_a} & {k for k, _ in cases_b}
-    if any({v for k, v in cases_a if k == kind} != {v for k, v in cases_b if k == kind} for kind in shared_kinds):
+    cases_a = {(q.kind, q.value, q.low, q.high) for q in a if q.condition}
+    cases_b = {(q.kind, q.value, q.low, q.high) for q in b if q.condition}
+    shared_kinds = {c[0] for c in cases_a} & {c[0] for c in cases_b}
+    if any({c for c in cases_a if c[0] == kind} != {c for c in cases_b if c[0] == kind} for kind in shared_kinds):
         return None  # rules for different cases
     rules_a = [q for q in a if not q.condition]
     rules_b = [q for q in b if not q.condition]
@@ -419,6 +512,8 @@ def contradictions(cues: Sequence[Cues], embed: Embed | None = None) -> list[tup
     cases = [_leading_case(t) for t in texts]
     opens = [_opens_with_a_case(c) for c in cues]
     acts = [_main_act(c) for c in cues]
+    numbered = [case_numbers(t, v) for t, v in zip(texts, amounts, strict=True)]
+    examples = [bool(_WORKED_EXAMPLE.search(t)) for t in texts]
     found = []
     for i in range(len(texts)):
         for j in range(i + 1, len(texts)):
@@ -428,17 +523,25 @@ def contradictions(cues: Sequence[Cues], embed: Embed | None = None) -> list[tup
                 continue  # "For theory courses, …" / "For laboratory courses, …": two cases
             if _different_groups(cues[i], cues[j]) or _other_case(cues[i], cues[j]):
                 continue
+            if examples[i] or examples[j]:
+                continue  # a worked example applies the rules; its figures differ by arithmetic
             if opens[i] != opens[j]:
                 continue  # "If you received bonus leave, it will not be paid out": the rule's stated exception
             values = None
-            if topic[i, j] >= threshold["values"] and not _different_acts(acts[i], acts[j]):
+            # values are compared for one numbered case only: "Every cage is changed once a week" /
+            # "Cages housing more than 4 mice are changed twice a week" are a rule and its special case
+            if (
+                topic[i, j] >= threshold["values"]
+                and not _different_acts(acts[i], acts[j])
+                and numbered[i] == numbered[j]
+            ):
                 values = _value_conflict(amounts[i], amounts[j])
                 if values and parallel_cases(texts[i], texts[j], amounts[i], amounts[j]):
                     values = None
             if values:
                 found.append((i, j, f'"{values[0].text}" here, "{values[1].text}" there'))
                 continue
-            stance = _stance_conflict(cues[i], cues[j])
+            stance = "" if _separate_cases(numbered[i], numbered[j]) else _stance_conflict(cues[i], cues[j])
             stances = {_stance(cues[i]), _stance(cues[j])}
             if (
                 not stance

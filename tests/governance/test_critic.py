@@ -260,6 +260,59 @@ def test_parallel_rules_for_two_named_cases_are_no_contradiction(embed_model):
     assert all("contradiction" in f for f in same.values())  # the same case, two weeks
 
 
+def contradiction_flags(first: str, second: str, **kwargs) -> tuple[bool, bool]:
+    """Whether each of two sentences of one section is flagged as a contradiction."""
+    found = flags_of(f"# Policy\n\n## 1. Rules\n\n{first}\n\n{second}\n", **kwargs)
+    return "contradiction" in found[first], "contradiction" in found[second]
+
+
+def test_rules_for_cases_named_by_number_are_no_contradiction(embed_model):
+    embed = embedder(embed_model)
+    tiers = (
+        "Staff with less than 2 years of service receive 20 days of leave a year.",
+        "Staff with 2 or more years of service receive 25 days of leave a year.",
+    )
+    ranges = (
+        "Boats of 6 to 10 metres pay a mooring fee of £200 a season.",
+        "Boats of 11 to 15 metres pay a mooring fee of £300 a season.",
+    )
+    stances = (
+        "Purchases of more than £500 must be approved by the Finance Manager.",
+        "Purchases of £500 or less do not need to be approved.",
+    )
+    for first, second in (tiers, ranges, stances):
+        assert contradiction_flags(first, second) == (False, False)
+        assert contradiction_flags(first, second, embed=embed) == (False, False)
+    # the same case said in two units is one case, so its two charges still disagree
+    same_case = (
+        "A late payment charge of £20 is added to each instalment that is more than 14 days overdue.",
+        "Instalments that are more than two weeks overdue incur a late payment charge of £30.",
+    )
+    assert contradiction_flags(*same_case, embed=embed) == (True, True)
+
+
+def test_a_limit_after_a_negation_is_the_rule_not_a_case(embed_model):
+    # "must not work more than 35 hours" sets the limit; it is not the case "more than 35 hours"
+    limits = ("Interns must not work more than 35 hours a week.", "Interns must not work more than 40 hours a week.")
+    assert contradiction_flags(*limits) == (True, True)
+    assert contradiction_flags(*limits, embed=embedder(embed_model)) == (True, True)
+
+
+def test_a_worked_example_is_no_contradiction(embed_model):
+    embed = embedder(embed_model)
+    example = (
+        "The small hall costs £20 an hour to hire.",
+        "For example, hiring the small hall for three hours costs £60.",
+    )
+    drawn = (
+        "Each volunteer may claim a travel allowance of £5 per shift.",
+        "A volunteer who works four shifts can therefore claim £20.",
+    )
+    for first, second in (example, drawn):
+        assert contradiction_flags(first, second) == (False, False)
+        assert contradiction_flags(first, second, embed=embed) == (False, False)
+
+
 def test_flags_references_to_parts_the_document_does_not_have():
     text = (
         "# Grants Policy\n\n## 1. Eligibility\n\nApplicants must meet the criteria in section 2.\n\n"
