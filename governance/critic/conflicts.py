@@ -40,7 +40,7 @@ from spacy.lang.en.stop_words import STOP_WORDS
 from governance.contradictions import TIMES_WORDS, WORD_NUMBERS, extract_values
 from governance.critic import lexicon as lx
 from governance.critic.cues import Cues, base_form, is_timed_act, opening_clause_end, verb_forms
-from pipeline.language.text import content_terms
+from pipeline.language.text import NUMBER, content_terms
 
 Embed = Callable[[list[str]], np.ndarray]
 
@@ -60,6 +60,14 @@ _CONDITION_BEFORE = re.compile(
 _NEGATED_THAN = re.compile(
     r"(?:\b(?:no|not|never|cannot)|n't)(?:\s+[a-z]+){0,3}\s+(?:more|less|fewer|longer|shorter)\s+than\s*$", re.I
 )
+_NEAR = 80  # how far before or after a value its cue words are looked for (characters)
+
+
+def _negated_limit(sentence: str, at: int) -> bool:
+    """Whether the number at `at` follows a negated "more / less than": the limit a rule sets."""
+    return bool(_NEGATED_THAN.search(sentence[max(0, at - _NEAR) : at]))
+
+
 _CONDITION_AFTER = re.compile(r"^\s*(?:\+|or (?:more|less|over|above|under|below)\b|and (?:over|above)\b)", re.I)
 # A leading case: "For laboratory courses, …", "If you are a contractor, …".
 _LEADING_CASE = re.compile(r"^\s*(?:for|if|when|where|in the case of)\b([^,:;]{3,80})[,:]", re.I)
@@ -153,10 +161,12 @@ def quantities(sentence: str) -> list[Quantity]:
                 value = float(raw)
             except ValueError:
                 value = raw
-        before, after = sentence[:start], sentence[end:]
+        # what stands just before and after it: the cue words are short, and a bounded window keeps
+        # a sentence of ten thousand values linear (a whole prefix per value made it quadratic)
+        before, after = sentence[max(0, start - _NEAR) : start], sentence[end : end + _NEAR]
         # a value before a colon names the case ("15+ years: 8 hours per pay period")
         condition = bool(_CONDITION_BEFORE.search(before) or _CONDITION_AFTER.match(after) or ":" in after[:40])
-        if condition and _NEGATED_THAN.search(before):
+        if condition and _negated_limit(sentence, start):
             condition = False  # "must not work more than 35 hours": the limit the rule sets
         low, high = float("-inf"), float("inf")
         if condition and isinstance(value, float):
@@ -359,7 +369,8 @@ def parallel_cases(a: str, b: str, values_a: list[Quantity], values_b: list[Quan
     return False
 
 
-_NUMBER = rf"(?:[£$€])?(?:\d+(?:[.,]\d+)*|{'|'.join(WORD_NUMBERS)})\b"
+# A number as the value reader writes it (`NUMBER`: linear on any text, and "3.2.1" is no number).
+_NUMBER = rf"(?:[£$€])?(?:{NUMBER}|{'|'.join(WORD_NUMBERS)})\b"
 # A number that names the case a rule covers, not what the rule sets: "more than 4 mice", "aged
 # 16 or over", "grade 9 and above", "delays of 15 to 29 minutes". "No more than 12 tables" and
 # "must not work more than 48 hours" set a limit, so a negation shortly before "more / less than"
@@ -375,13 +386,11 @@ _CASE_NUMBER = re.compile(
 _DOWNWARD = frozenset({"fewer", "less", "younger", "shorter", "under", "below"})
 
 
-def _case_number(m: re.Match[str], group: str, values: list[Quantity]) -> float | str | None:
-    """The number of `group`, as the value reader read it where it read one ("two weeks" = 14
-    days, as "14 days" is), else as written; None for a bare "one"."""
-    start = m.start(group)
-    for q in values:
-        if q.start <= start < q.end and isinstance(q.value, float):
-            return q.value
+def _case_number(m: re.Match[str], group: str, read: dict[int, float]) -> float | str | None:
+    """The number of `group`, as the value reader read it where it read one (`read`: position →
+    value; "two weeks" = 14 days, as "14 days" is), else as written; None for a bare "one"."""
+    if m.start(group) in read:
+        return read[m.start(group)]
     if m.group(group).lower() == "one":
         return None
     return _number(m.group(group).lstrip("£$€").replace(",", ""))
@@ -391,18 +400,23 @@ def case_numbers(sentence: str, values: list[Quantity]) -> frozenset[CaseNumber]
     """The numbers of `sentence` (whose `quantities` are `values`) that name the case it covers,
     as ranges: "5 or more years" and "more than five years" → ("up", 1825, 1825), "less than 5" →
     ("down", 5, 5), "15 to 29 minutes" → ("range", 15, 29)."""
+    read: dict[int, float] = {}  # each position a value covers → that value, the first one listed
+    for q in values:
+        if isinstance(q.value, float):
+            for at in range(q.start, q.end):
+                read.setdefault(at, q.value)
     found = set()
     for m in _CASE_NUMBER.finditer(sentence):
         if m.group("low"):
-            low, high = _case_number(m, "low", values), _case_number(m, "high", values)
+            low, high = _case_number(m, "low", read), _case_number(m, "high", read)
             if low is not None and high is not None:
                 found.add(("range", low, high))
             continue
-        if m.group("than") and _NEGATED_THAN.search(sentence[: m.start("n1")]):
+        if m.group("than") and _negated_limit(sentence, m.start("n1")):
             continue  # "no more than 12 tables", "shall not spend more than 60 minutes": the limit set
         cue = (m.group("than") or m.group("side") or m.group("after")).lower()
         group = next(g for g in ("n1", "n2", "n3") if m.group(g))
-        number = _case_number(m, group, values)
+        number = _case_number(m, group, read)
         if number is not None:
             found.add(("down" if cue in _DOWNWARD else "up", number, number))
     return frozenset(found)

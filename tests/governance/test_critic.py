@@ -313,6 +313,33 @@ def test_a_worked_example_is_no_contradiction(embed_model):
         assert contradiction_flags(first, second, embed=embed) == (False, False)
 
 
+def test_a_section_number_after_a_comparison_word_is_read_not_refused():
+    # "under 3.2.1" once stopped the whole critique: "3.2.1" was taken for one number
+    text = "# Appeals\n\n## 1. Hearings\n\nAppeals are heard as set out under 3.2.1 of the code.\n\nAppeals must be made within 10 days.\n"
+    sentences = critique_text(text, "appeals.md").sentences
+    assert [s.text[:17] for s in sentences] == ["Appeals are heard", "Appeals must be m"]
+
+
+# Sentences that made the value and case readers rescan a whole prefix for every value or from
+# every digit: 20,000 characters took 5 to 10 s each (issue 27's kind of stall, here in documents).
+PATHOLOGICAL = ("12", "1,", "£1", "$1 ", "1%", "more than 1 ", "not more than 1 ", "every 2 weeks ", "1 or more ")
+
+
+def test_the_values_of_a_pathological_sentence_are_read_at_once():
+    import time
+
+    from governance.critic.conflicts import case_numbers, quantities
+
+    slowest = []
+    for unit in PATHOLOGICAL:
+        sentence = (unit * 20_000)[:20_000] + "a or more."
+        started = time.perf_counter()
+        case_numbers(sentence, quantities(sentence))
+        slowest.append((round(time.perf_counter() - started, 2), unit))
+    # each takes well under a second now; a stall, not a speed target
+    assert max(slowest)[0] < 3.0, sorted(slowest, reverse=True)
+
+
 def test_flags_references_to_parts_the_document_does_not_have():
     text = (
         "# Grants Policy\n\n## 1. Eligibility\n\nApplicants must meet the criteria in section 2.\n\n"
