@@ -56,9 +56,9 @@ _CONDITION_BEFORE = re.compile(
     r"(?:\bunder|\bover|\babove|\bbelow|\bexceeding|\bless than|\bmore than|\bfewer than|\bgreater than|\bbetween|\band)\s*$",
     re.I,
 )
-# "no more than", "must not work more than", "cannot be less than": a limit, not a case.
+# "no more than", "must not work more than", "cannot be less than £5": a limit, not a case.
 _NEGATED_THAN = re.compile(
-    r"(?:\b(?:no|not|never|cannot)|n't)(?:\s+[a-z]+){0,3}\s+(?:more|less|fewer|longer|shorter)\s+than\s*$", re.I
+    r"(?:\b(?:no|not|never|cannot)|n't)(?:\s+[a-z]+){0,3}\s+(?:more|less|fewer|longer|shorter)\s+than\s*[^\w\s]?$", re.I
 )
 _NEAR = 80  # how far before or after a value its cue words are looked for (characters)
 
@@ -86,7 +86,8 @@ _PERIOD_DAYS = {
 }  # fmt: skip
 _ADVERBS = {"daily": "day", "weekly": "week", "fortnightly": "fortnight", "monthly": "month",
             "quarterly": "quarter", "annually": "year", "yearly": "year"}  # fmt: skip
-_COUNT = r"\d+|" + "|".join(WORD_NUMBERS)
+_WORD_NUMBER = "|".join(WORD_NUMBERS)
+_COUNT = rf"\d+|{_WORD_NUMBER}"
 _UNIT = "|".join(_PERIOD_DAYS)
 _FREQUENCY = re.compile(
     rf"\b(?:(?P<times>once|twice|thrice|(?P<n>{_COUNT})\s+times)\s+)?"
@@ -109,8 +110,9 @@ class Quantity:
     end: int
 
 
-# A number naming the case a rule covers: ("up" | "down" | "range", low, high); see `case_numbers`.
-CaseNumber = tuple[str, float | str, float | str]
+# The range of values a number naming a case covers, open at both ends: (low, high); see
+# `case_numbers`.
+CaseNumber = tuple[float, float]
 
 
 def _number(word: str) -> float:
@@ -319,7 +321,7 @@ def _is_value_word(word: str) -> bool:
 # Words for aligning two sentences: "full-time", "B.Tech" and "14th" stay one word, and "8pm" is a
 # number and a word, as `quantities` reads it (`pipeline.language.text.tokens` keeps "8pm" whole,
 # which makes "8pm … midnight" / "midnight … 6am" one case, not two).
-_ALIGNED_WORD = re.compile(r"[^\W\d_]+(?:[.'’-]\w+)*|\d+(?:[.,:]\d+)*(?:st|nd|rd|th|%)?|[£$€%]")
+_ALIGNED_WORD = re.compile(r"[^\W\d_]+(?:[.'’-]\w+)*|\d+(?:[.,:]\d+)*(?:st|nd|rd|th|%)?")
 
 
 def _aligned_words(text: str, values: list[Quantity]) -> list[str]:
@@ -370,36 +372,37 @@ def parallel_cases(a: str, b: str, values_a: list[Quantity], values_b: list[Quan
 
 
 # A number as the value reader writes it (`NUMBER`: linear on any text, and "3.2.1" is no number).
-_NUMBER = rf"(?:[£$€])?(?:{NUMBER}|{'|'.join(WORD_NUMBERS)})\b"
+_NUMBER = rf"(?:{NUMBER}|{_WORD_NUMBER})\b"
+_SIGN = r"[^\w\s]?"  # a sign before a number ("£500"), whichever sign a corpus writes
 # A number that names the case a rule covers, not what the rule sets: "more than 4 mice", "aged
 # 16 or over", "grade 9 and above", "delays of 15 to 29 minutes". "No more than 12 tables" and
 # "must not work more than 48 hours" set a limit, so a negation shortly before "more / less than"
 # keeps it out (`_NEGATED_THAN`). "One" counts only as a value ("more than one week"), not as a
 # word ("under one licence").
 _CASE_NUMBER = re.compile(
-    rf"\b(?P<than>more|greater|older|longer|fewer|less|younger|shorter)\s+than\s+(?P<n1>{_NUMBER})"
-    rf"|\b(?P<side>under|over|above|below|exceeding|aged)\s+(?P<n2>{_NUMBER})"
+    rf"\b(?P<than>more|greater|older|longer|fewer|less|younger|shorter)\s+than\s+{_SIGN}(?P<n1>{_NUMBER})"
+    rf"|\b(?P<side>under|over|above|below|exceeding|aged)\s+{_SIGN}(?P<n2>{_NUMBER})"
     rf"|(?P<n3>{_NUMBER})\s+(?:[a-z]+\s+)?(?:or|and)\s+(?P<after>more|over|above|older|fewer|less|under|below|younger)\b"
-    rf"|\b(?P<low>{_NUMBER})\s*(?:to|-|–)\s*(?P<high>{_NUMBER})",
+    rf"|\b(?P<low>{_NUMBER})\s*(?:to|-|–)\s*{_SIGN}(?P<high>{_NUMBER})",
     re.I,
 )
 _DOWNWARD = frozenset({"fewer", "less", "younger", "shorter", "under", "below"})
 
 
-def _case_number(m: re.Match[str], group: str, read: dict[int, float]) -> float | str | None:
+def _case_number(m: re.Match[str], group: str, read: dict[int, float]) -> float | None:
     """The number of `group`, as the value reader read it where it read one (`read`: position →
     value; "two weeks" = 14 days, as "14 days" is), else as written; None for a bare "one"."""
     if m.start(group) in read:
         return read[m.start(group)]
     if m.group(group).lower() == "one":
         return None
-    return _number(m.group(group).lstrip("£$€").replace(",", ""))
+    return _number(m.group(group).replace(",", ""))
 
 
 def case_numbers(sentence: str, values: list[Quantity]) -> frozenset[CaseNumber]:
     """The numbers of `sentence` (whose `quantities` are `values`) that name the case it covers,
-    as ranges: "5 or more years" and "more than five years" → ("up", 1825, 1825), "less than 5" →
-    ("down", 5, 5), "15 to 29 minutes" → ("range", 15, 29)."""
+    as the open ranges they cover: "5 or more years" and "more than five years" → (1825, inf),
+    "less than 5" → (-inf, 5), "15 to 29 minutes" → (15, 29)."""
     read: dict[int, float] = {}  # each position a value covers → that value, the first one listed
     for q in values:
         if isinstance(q.value, float):
@@ -410,38 +413,21 @@ def case_numbers(sentence: str, values: list[Quantity]) -> frozenset[CaseNumber]
         if m.group("low"):
             low, high = _case_number(m, "low", read), _case_number(m, "high", read)
             if low is not None and high is not None:
-                found.add(("range", low, high))
+                found.add((low, high))
             continue
         if m.group("than") and _negated_limit(sentence, m.start("n1")):
             continue  # "no more than 12 tables", "shall not spend more than 60 minutes": the limit set
         cue = (m.group("than") or m.group("side") or m.group("after")).lower()
-        group = next(g for g in ("n1", "n2", "n3") if m.group(g))
-        number = _case_number(m, group, read)
+        number = _case_number(m, next(g for g in ("n1", "n2", "n3") if m.group(g)), read)
         if number is not None:
-            found.add(("down" if cue in _DOWNWARD else "up", number, number))
+            found.add((float("-inf"), number) if cue in _DOWNWARD else (number, float("inf")))
     return frozenset(found)
-
-
-def _interval(case: CaseNumber) -> tuple[float, float] | None:
-    """The open range of values a case number covers; None for one that is no number."""
-    direction, low, high = case
-    if not isinstance(low, float) or not isinstance(high, float):
-        return None
-    if direction == "up":
-        return low, float("inf")
-    if direction == "down":
-        return float("-inf"), high
-    return low, high
 
 
 def _separate_cases(a: frozenset[CaseNumber], b: frozenset[CaseNumber]) -> bool:
     """Both sentences name their cases by number and no case of one overlaps a case of the other:
     "more than £1,000" / "£1,000 or less", "under 11" / "aged 11 to 17"."""
-    spans_a = [s for s in map(_interval, a) if s]
-    spans_b = [s for s in map(_interval, b) if s]
-    return bool(spans_a and spans_b) and all(
-        max(low_a, low_b) >= min(high_a, high_b) for low_a, high_a in spans_a for low_b, high_b in spans_b
-    )
+    return bool(a and b) and all(max(low_a, low_b) >= min(high_a, high_b) for low_a, high_a in a for low_b, high_b in b)
 
 
 def _value_conflict(a: list[Quantity], b: list[Quantity]) -> tuple[Quantity, Quantity] | None:
@@ -530,15 +516,15 @@ def contradictions(cues: Sequence[Cues], embed: Embed | None = None) -> list[tup
     examples = [bool(_WORKED_EXAMPLE.search(t)) for t in texts]
     found = []
     for i in range(len(texts)):
+        if examples[i]:
+            continue  # a worked example applies the rules; its figures differ by arithmetic
         for j in range(i + 1, len(texts)):
-            if topic[i, j] < threshold["stance"]:
+            if examples[j] or topic[i, j] < threshold["stance"]:
                 continue
             if cases[i] and cases[j] and cases[i] != cases[j]:
                 continue  # "For theory courses, …" / "For laboratory courses, …": two cases
             if _different_groups(cues[i], cues[j]) or _other_case(cues[i], cues[j]):
                 continue
-            if examples[i] or examples[j]:
-                continue  # a worked example applies the rules; its figures differ by arithmetic
             if opens[i] != opens[j]:
                 continue  # "If you received bonus leave, it will not be paid out": the rule's stated exception
             values = None

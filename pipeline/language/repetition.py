@@ -59,7 +59,8 @@ def read_once(message: str) -> ReadOnce:
     if words and period * 2 <= len(words):  # at least two whole copies
         left_out = -(-len(words) // period) - 1
         text = " ".join(words[:period])
-    if not _repeats_a_phrase(text.casefold().split()):
+        folded = folded[:period]
+    if not _repeats_a_phrase(folded):
         return ReadOnce(text if left_out else message, left_out)
     sentences = split_sentences(text)
     kept: list[str] = []
