@@ -318,7 +318,7 @@ def _is_value_word(word: str) -> bool:
     return word in _VALUE_WORDS or any(c.isdigit() for c in word) or not any(c.isalpha() for c in word)
 
 
-# Words for aligning two sentences: "full-time", "B.Tech" and "14th" stay one word, and "8pm" is a
+# Words for aligning two sentences: "full-time", "Ph.D" and "14th" stay one word, and "8pm" is a
 # number and a word, as `quantities` reads it (`pipeline.language.text.tokens` keeps "8pm" whole,
 # which makes "8pm … midnight" / "midnight … 6am" one case, not two).
 _ALIGNED_WORD = re.compile(r"[^\W\d_]+(?:[.'’-]\w+)*|\d+(?:[.,:]\d+)*(?:st|nd|rd|th|%)?")
