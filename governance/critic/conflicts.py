@@ -30,9 +30,11 @@ with the library, so both find the same numbers; how often comes from `frequenci
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 from spacy.lang.en.stop_words import STOP_WORDS
@@ -41,6 +43,24 @@ from governance.contradictions import TIMES_WORDS, WORD_NUMBERS, extract_values
 from governance.critic import lexicon as lx
 from governance.critic.cues import Cues, base_form, is_timed_act, opening_clause_end, verb_forms
 from pipeline.language.text import NUMBER, content_terms
+
+_T = TypeVar("_T")
+
+
+def _read_once(read: Callable[[Cues], _T]) -> Callable[[Cues], _T]:
+    """`read` of a sentence's cues, kept in its doc's `user_data` after the first call: the pair
+    loop of `contradictions` reads each sentence once for every other sentence of the document."""
+
+    @functools.wraps(read)
+    def once(cues: Cues) -> _T:
+        key = ("conflicts", read.__name__)
+        kept = cues.doc.user_data
+        if key not in kept:
+            kept[key] = read(cues)
+        return kept[key]
+
+    return once
+
 
 Embed = Callable[[list[str]], np.ndarray]
 
@@ -181,6 +201,7 @@ def quantities(sentence: str) -> list[Quantity]:
     return found
 
 
+@_read_once
 def _stance(cues: Cues) -> str:
     if cues.has("forbid") or cues.has("restrict"):
         return "forbid"
@@ -196,6 +217,7 @@ def _stance(cues: Cues) -> str:
 _OPPOSED = {frozenset({"forbid", "allow"}), frozenset({"require", "waive"})}
 
 
+@_read_once
 def _stems(cues: Cues) -> set[str]:
     return {base_form(t.text) for t in cues.doc if t.is_alpha and len(t) > 3}
 
@@ -205,6 +227,7 @@ _PREDICATES = frozenset({"allowed", "permitted", "acceptable", "prohibited", "op
 _FILLERS = frozenset({"be", "been", "not", "never", "only", "also", "to", "n't", "need", "do", "does", "have"})
 
 
+@_read_once
 def _action(cues: Cues) -> set[str]:
     """The stems of what the stance is about: the words after the modal ("must not take part"), or
     the subject of a predicate ("Private use … is allowed")."""
@@ -218,6 +241,7 @@ def _action(cues: Cues) -> set[str]:
     return set()
 
 
+@_read_once
 def _condition(cues: Cues) -> tuple[set[str], bool] | None:
     """An "if …" condition's stems, and whether it is negated ("if you do not hold a clearance")."""
     doc = cues.doc
@@ -253,6 +277,7 @@ _SUBJECT_END = frozenset(
 )
 
 
+@_read_once
 def _subject(cues: Cues) -> tuple[str, frozenset[str]]:
     """The head noun of the sentence's subject and its modifiers: "An undergraduate student may …"
     → ("student", {"undergraduate"})."""
@@ -481,8 +506,8 @@ def _stance_conflict(a: Cues, b: Cues) -> str:
     return ""
 
 
-def _overlap(a: str, b: str) -> float:
-    terms_a, terms_b = set(content_terms(a)), set(content_terms(b))
+def _overlap(terms_a: set[str], terms_b: set[str]) -> float:
+    """The share of the shorter sentence's content words that the other sentence has too."""
     if not terms_a or not terms_b:
         return 0.0
     return len(terms_a & terms_b) / min(len(terms_a), len(terms_b))
@@ -495,10 +520,11 @@ def similarity(sentences: Sequence[str], embed: Embed | None = None) -> np.ndarr
         vectors = np.asarray(embed(list(sentences)), dtype=np.float32)
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True) + 1e-9
         return vectors @ vectors.T
+    terms = [set(content_terms(s)) for s in sentences]
     out = np.zeros((n, n), dtype=np.float32)
     for i in range(n):
         for j in range(i + 1, n):
-            out[i, j] = out[j, i] = _overlap(sentences[i], sentences[j])
+            out[i, j] = out[j, i] = _overlap(terms[i], terms[j])
     return out
 
 

@@ -475,3 +475,55 @@ def test_time_limits_in_minutes_are_compared():
     second = "The maximum time for wardens to open the gate after a call is 20 minutes."
     found = flags_of(f"# Gates\n\n## 1. Calls\n\n{first}\n\n## 2. Response\n\n{second}\n")
     assert "contradiction" in found[first] and "contradiction" in found[second]
+
+
+def test_a_pathological_sentence_is_critiqued_at_once():
+    # the clause reader read back from every token to the clause's start: a 20,000-character
+    # sentence of "$1 " took about a minute to critique, "1 to 2 " half a minute
+    import time
+
+    slowest = []
+    for unit in ("$1 ", "1 to 2 ", "the manager must ", "if you must "):
+        text = "# P\n\n## 1. Rule\n\n" + (unit * 20_000)[:20_000] + "a or more.\n\nFees must be paid within 10 days.\n"
+        started = time.perf_counter()
+        critique_text(text, "long.md")
+        slowest.append((round(time.perf_counter() - started, 2), unit))
+    # each takes well under a second now; a stall, not a speed target
+    assert max(slowest)[0] < 3.0, sorted(slowest, reverse=True)
+
+
+def test_the_clause_a_word_stands_in_is_read_as_reading_back_would():
+    import random
+
+    from governance.critic.cues import clause_opener, nlp
+
+    def read_back(doc, i, openers, stops):
+        for t in reversed(doc[:i]):
+            if t.text in (",", ";", ":") or t.lower_ in stops:
+                return ""
+            if t.lower_ in openers:
+                return t.lower_
+        return ""
+
+    words = "if when unless you must may staff pay , ; : the fee after before within days".split()
+    rng = random.Random(7)
+    for _ in range(300):
+        doc = nlp().make_doc(" ".join(rng.choice(words) for _ in range(rng.randint(1, 25))))
+        for openers, stops in ((("if", "unless"), frozenset()), (("when", "after", "if"), frozenset({"must", "may"}))):
+            for i in range(len(doc) + 1):
+                assert clause_opener(doc, i, openers, stops) == read_back(doc, i, openers, stops), (doc.text, i)
+
+
+def test_word_pairing_reads_each_sentence_once(monkeypatch):
+    # the word pairing read both sentences' content words again for every pair: a 500 KB
+    # document took two and a half minutes to critique without MiniLM
+    from governance.critic import conflicts
+
+    reads = []
+    real = conflicts.content_terms
+    monkeypatch.setattr(conflicts, "content_terms", lambda text: reads.append(text) or real(text))
+    body = "\n\n".join(f"Form {i} must be returned to the office within {i + 2} days." for i in range(120))
+    result = critique_text(f"# Forms\n\n## 1. Returns\n\n{body}\n", "forms.md")
+    assert len(result.sentences) == 120
+    assert len(reads) <= 2 * 120, len(reads)
+    assert any(f.flag == "contradiction" for s in result.sentences for f in s.findings)
