@@ -129,10 +129,10 @@ def run_critique(args: argparse.Namespace, config: Config) -> int:
 
             embed_model = MiniLMEmbedding()
         if args.library:
-            critic = PolicyCritic(_governance(config).documents.index, embed_model)
+            critic = PolicyCritic(_governance(config).documents.index, embed_model, max_sentences=None)
             critiques = critic.critique_library(_admin(config))
         else:
-            critic = PolicyCritic(None, embed_model)
+            critic = PolicyCritic(None, embed_model, max_sentences=None)  # a command reads all of each file
             admin = Identity("local:admin", "admin", "admin")  # reading files changes nothing in any library
             critiques = [critic.critique_upload(admin, data, name) for data, name in contents]
     except (ValueError, PermissionError, OSError) as exc:  # DocumentError is a ValueError

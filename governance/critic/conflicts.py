@@ -506,34 +506,56 @@ def _stance_conflict(a: Cues, b: Cues) -> str:
     return ""
 
 
-def _overlap(terms_a: set[str], terms_b: set[str]) -> float:
-    """The share of the shorter sentence's content words that the other sentence has too."""
-    if not terms_a or not terms_b:
-        return 0.0
-    return len(terms_a & terms_b) / min(len(terms_a), len(terms_b))
+# Rows of the similarity matrix worked out at a time: memory grows with the document's length,
+# not with its square (a 10 MB text file holds some 80,000 sentences; their full matrix, 25 GB).
+_BLOCK = 256
 
 
-def similarity(sentences: Sequence[str], embed: Embed | None = None) -> np.ndarray:
-    """Pairwise topic similarity: MiniLM cosine with `embed`, else the share of content words."""
+def related_pairs(sentences: Sequence[str], embed: Embed | None, floor: float) -> list[tuple[int, int, float]]:
+    """(i, j, similarity) for every pair i < j whose topic similarity is at least `floor`, in
+    order of i then j: MiniLM cosine with `embed`, else the share of the shorter
+    sentence's content words that the other has too.
+    Worked out a block of rows at a time, so no n × n matrix is ever held."""
     n = len(sentences)
-    if embed is not None and n:
+    if n < 2:
+        return []
+    if embed is not None:
         vectors = np.asarray(embed(list(sentences)), dtype=np.float32)
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True) + 1e-9
-        return vectors @ vectors.T
-    terms = [set(content_terms(s)) for s in sentences]
-    out = np.zeros((n, n), dtype=np.float32)
-    for i in range(n):
-        for j in range(i + 1, n):
-            out[i, j] = out[j, i] = _overlap(terms[i], terms[j])
+        out = []
+        for start in range(0, n, _BLOCK):
+            block = vectors[start : start + _BLOCK] @ vectors.T
+            rows, cols = np.nonzero(block >= floor)
+            out += [
+                (start + r, c, block[r, c]) for r, c in zip(rows.tolist(), cols.tolist(), strict=True) if c > start + r
+            ]
+        return out
+    from scipy.sparse import csr_matrix
+
+    terms = [sorted(set(content_terms(s))) for s in sentences]
+    vocabulary: dict[str, int] = {}
+    columns = [vocabulary.setdefault(t, len(vocabulary)) for ts in terms for t in ts]
+    offsets = np.cumsum([0] + [len(ts) for ts in terms])
+    words = csr_matrix((np.ones(len(columns)), columns, offsets), shape=(n, max(len(vocabulary), 1)))
+    sizes = np.diff(offsets)
+    out = []
+    for start in range(0, n, _BLOCK):
+        shared = (words[start : start + _BLOCK] @ words.T).tocoo()  # words two sentences share
+        keep = shared.col > shared.row + start
+        rows, cols, counts = shared.row[keep] + start, shared.col[keep], shared.data[keep]
+        scores = (counts / np.minimum(sizes[rows], sizes[cols])).astype(np.float32)  # shared / shorter
+        close = scores >= floor
+        rows, cols, scores = rows[close], cols[close], scores[close]
+        out += [(int(rows[k]), int(cols[k]), scores[k]) for k in np.lexsort((cols, rows)).tolist()]
     return out
 
 
 def contradictions(cues: Sequence[Cues], embed: Embed | None = None) -> list[tuple[int, int, str]]:
     """(i, j, why) for every pair of sentences of one document that contradict, i < j."""
     texts = [c.text for c in cues]
-    topic = similarity(texts, embed)
     threshold = SAME_TOPIC["cosine" if embed is not None else "overlap"]
-    # what each sentence says, read once (the pairs below read each sentence n - 1 times)
+    related = related_pairs(texts, embed, min(threshold.values()))
+    # what each sentence says, read once (a sentence stands in many of the pairs below)
     amounts = [quantities(t) for t in texts]
     cases = [_leading_case(t) for t in texts]
     opens = [_opens_with_a_case(c) for c in cues]
@@ -541,40 +563,33 @@ def contradictions(cues: Sequence[Cues], embed: Embed | None = None) -> list[tup
     numbered = [case_numbers(t, v) for t, v in zip(texts, amounts, strict=True)]
     examples = [bool(_WORKED_EXAMPLE.search(t)) for t in texts]
     found = []
-    for i in range(len(texts)):
-        if examples[i]:
+    for i, j, topic in related:
+        if examples[i] or examples[j] or topic < threshold["stance"]:
             continue  # a worked example applies the rules; its figures differ by arithmetic
-        for j in range(i + 1, len(texts)):
-            if examples[j] or topic[i, j] < threshold["stance"]:
-                continue
-            if cases[i] and cases[j] and cases[i] != cases[j]:
-                continue  # "For theory courses, …" / "For laboratory courses, …": two cases
-            if _different_groups(cues[i], cues[j]) or _other_case(cues[i], cues[j]):
-                continue
-            if opens[i] != opens[j]:
-                continue  # "If you received bonus leave, it will not be paid out": the rule's stated exception
-            values = None
-            # values are compared for one numbered case only: "Every cage is changed once a week" /
-            # "Cages housing more than 4 mice are changed twice a week" are a rule and its special case
-            if (
-                topic[i, j] >= threshold["values"]
-                and not _different_acts(acts[i], acts[j])
-                and numbered[i] == numbered[j]
-            ):
-                values = _value_conflict(amounts[i], amounts[j])
-                if values and parallel_cases(texts[i], texts[j], amounts[i], amounts[j]):
-                    values = None
-            if values:
-                found.append((i, j, f'"{values[0].text}" here, "{values[1].text}" there'))
-                continue
-            stance = "" if _separate_cases(numbered[i], numbered[j]) else _stance_conflict(cues[i], cues[j])
-            stances = {_stance(cues[i]), _stance(cues[j])}
-            if (
-                not stance
-                and _overlapping_cases(amounts[i], amounts[j])
-                and stances in ({"allow", "require"}, {"allow", "forbid"})
-            ):
-                stance = "overlapping cases with different rules"
-            if stance:
-                found.append((i, j, stance))
+        if cases[i] and cases[j] and cases[i] != cases[j]:
+            continue  # "For theory courses, …" / "For laboratory courses, …": two cases
+        if _different_groups(cues[i], cues[j]) or _other_case(cues[i], cues[j]):
+            continue
+        if opens[i] != opens[j]:
+            continue  # "If you received bonus leave, it will not be paid out": the rule's stated exception
+        values = None
+        # values are compared for one numbered case only: "Every cage is changed once a week" /
+        # "Cages housing more than 4 mice are changed twice a week" are a rule and its special case
+        if topic >= threshold["values"] and not _different_acts(acts[i], acts[j]) and numbered[i] == numbered[j]:
+            values = _value_conflict(amounts[i], amounts[j])
+            if values and parallel_cases(texts[i], texts[j], amounts[i], amounts[j]):
+                values = None
+        if values:
+            found.append((i, j, f'"{values[0].text}" here, "{values[1].text}" there'))
+            continue
+        stance = "" if _separate_cases(numbered[i], numbered[j]) else _stance_conflict(cues[i], cues[j])
+        stances = {_stance(cues[i]), _stance(cues[j])}
+        if (
+            not stance
+            and _overlapping_cases(amounts[i], amounts[j])
+            and stances in ({"allow", "require"}, {"allow", "forbid"})
+        ):
+            stance = "overlapping cases with different rules"
+        if stance:
+            found.append((i, j, stance))
     return found

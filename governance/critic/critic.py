@@ -10,6 +10,8 @@ first three, reading each sentence with its heading and the sentence after it.
 
 from __future__ import annotations
 
+import dataclasses
+
 from governance.critic import sentence_flags
 from governance.critic.conflicts import Embed, contradictions
 from governance.critic.cues import Cues, base_form, read_cues
@@ -68,11 +70,20 @@ def _reviewed(document: PolicyText, findings: list[list[Finding]], flagger: Sent
 
 
 def critique(
-    document: PolicyText, embed: Embed | None = None, flagger: SentenceFlagger | None = None
+    document: PolicyText,
+    embed: Embed | None = None,
+    flagger: SentenceFlagger | None = None,
+    max_sentences: int | None = None,
 ) -> DocumentCritique:
-    """Flag every sentence of `document`. With `embed` (MiniLM), contradictions are paired by
-    meaning; without it, by shared words. With `flagger`, the trained model decides vague, no_owner
-    and no_deadline (the rules' words are the evidence where they raised the same flag)."""
+    """Flag every sentence of `document`, or its first `max_sentences` (the critique then counts
+    the rest as `unread`; references to the document's parts are still checked against all of it).
+    With `embed` (MiniLM), contradictions are paired by meaning; without it, by shared words. With
+    `flagger`, the trained model decides vague, no_owner and no_deadline (the rules' words are the
+    evidence where they raised the same flag)."""
+    unread = 0
+    if max_sentences is not None and len(document.sentences) > max_sentences:
+        unread = len(document.sentences) - max_sentences
+        document = dataclasses.replace(document, sentences=document.sentences[:max_sentences])
     cues = [read_cues(s.text) for s in document.sentences]
     enforced = any(c.has("enforcement") for c in cues)
     findings: list[list[Finding]] = [[] for _ in cues]
@@ -107,11 +118,17 @@ def critique(
             CriticisedSentence(s.index, s.section, s.text, tuple(sorted(f, key=lambda x: order.index(x.flag))))
             for s, f in zip(document.sentences, findings, strict=True)
         ],
+        unread,
     )
 
 
 def critique_text(
-    text: str, name: str, title: str = "", embed: Embed | None = None, flagger: SentenceFlagger | None = None
+    text: str,
+    name: str,
+    title: str = "",
+    embed: Embed | None = None,
+    flagger: SentenceFlagger | None = None,
+    max_sentences: int | None = None,
 ) -> DocumentCritique:
-    """Critique a document's Markdown or plain text."""
-    return critique(read_policy(text, name, title), embed, flagger)
+    """Critique a document's Markdown or plain text (see `critique`)."""
+    return critique(read_policy(text, name, title), embed, flagger, max_sentences)

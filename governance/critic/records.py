@@ -40,11 +40,13 @@ class CriticisedSentence:
 
 @dataclass(frozen=True)
 class DocumentCritique:
-    """Every sentence of one document with its findings (sentences without findings included)."""
+    """Every sentence of one document with its findings (sentences without findings included), or
+    of its first part when the critic stopped early: `unread` counts the sentences after it."""
 
     name: str  # a file name or a document id
     title: str
     sentences: list[CriticisedSentence] = field(default_factory=list)
+    unread: int = 0
 
     def flagged(self) -> list[CriticisedSentence]:
         return [s for s in self.sentences if s.findings]
@@ -58,6 +60,7 @@ class DocumentCritique:
             "name": self.name,
             "title": self.title,
             "sentences": len(self.sentences),
+            "unread": self.unread,
             "counts": self.counts(),
             "findings": [
                 {

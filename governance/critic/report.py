@@ -15,7 +15,13 @@ def summary(critique: DocumentCritique) -> str:
     counts = ", ".join(f"{flag.replace('_', ' ')} {n}" for flag, n in critique.counts().items() if n)
     flagged = len(critique.flagged())
     name = critique.name + (f' ("{critique.title}")' if critique.title and critique.title != critique.name else "")
-    return f"{name}: {flagged} of {len(critique.sentences)} sentences flagged" + (f" ({counts})" if counts else "")
+    line = f"{name}: {flagged} of {len(critique.sentences)} sentences flagged" + (f" ({counts})" if counts else "")
+    if critique.unread:
+        line += (
+            f"; only the first {len(critique.sentences):,} sentences were read, {critique.unread:,} more were not"
+            " (critique a long document in parts, or with python -m governance documents critique)"
+        )
+    return line
 
 
 def as_text(critiques: list[DocumentCritique], width: int = 100) -> str:

@@ -47,12 +47,19 @@ def _chunk_markdown(section: str, text: str) -> str:
     return "\n\n".join(lines)
 
 
+# The sentences of one document the app's critic reads: about 400 KB of text, longer than any
+# policy we have seen, and some 40 s of one core with the flagger. A 10 MB text upload holds some
+# 80,000 sentences: read whole, it would hold the Documents tab for a quarter of an hour.
+MAX_CRITIQUED_SENTENCES = 3000
+
+
 class PolicyCritic:
     """Critiques of uploads and of the active library for admins.
 
     With a sentence model (`embed_model` or `embed`), contradictions are paired by meaning and the
     trained flagger at `flagger_path` (loaded on first use) decides the sentence flags; without
-    one, the rules alone (`--no-model`)."""
+    one, the rules alone (`--no-model`). Each document is read up to its first `max_sentences`
+    (None: all of it, as the command line reads files)."""
 
     def __init__(
         self,
@@ -60,8 +67,10 @@ class PolicyCritic:
         embed_model=None,
         embed: Callable[[list[str]], np.ndarray] | None = None,
         flagger_path: Path | None = DEFAULT_MODEL,
+        max_sentences: int | None = MAX_CRITIQUED_SENTENCES,
     ) -> None:
         self.index = index
+        self.max_sentences = max_sentences
         self.embed = embed or embedder(embed_model)
         self._flagger_path = flagger_path if self.embed is not None else None
 
@@ -74,7 +83,7 @@ class PolicyCritic:
         ValueError with a plain reason) for a file the library would refuse."""
         require(identity, "ingest")
         converted = convert(data, name)
-        return critique_text(converted.markdown, name, converted.title, self.embed, self.flagger)
+        return critique_text(converted.markdown, name, converted.title, self.embed, self.flagger, self.max_sentences)
 
     def critique_library(self, identity: Identity) -> list[DocumentCritique]:
         """Every active document, rebuilt from its active chunks in document order."""
@@ -89,5 +98,5 @@ class PolicyCritic:
             chunks.sort(key=lambda n: (int(n.metadata.get("position", 0) or 0), n.node_id))
             markdown = "\n\n".join(_chunk_markdown(str(n.metadata.get("section", "")), n.text) for n in chunks)
             title = str(chunks[0].metadata.get("title", ""))
-            out.append(critique(read_policy(markdown, doc_id, title), self.embed, flagger))
+            out.append(critique(read_policy(markdown, doc_id, title), self.embed, flagger, self.max_sentences))
         return out

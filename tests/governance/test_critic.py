@@ -527,3 +527,56 @@ def test_word_pairing_reads_each_sentence_once(monkeypatch):
     assert len(result.sentences) == 120
     assert len(reads) <= 2 * 120, len(reads)
     assert any(f.flag == "contradiction" for s in result.sentences for f in s.findings)
+
+
+def test_the_app_critic_reads_a_long_document_up_to_its_budget_and_says_what_it_left():
+    from governance.critic.report import summary
+    from governance.critic.service import MAX_CRITIQUED_SENTENCES
+
+    rules = "\n\n".join(f"Form {i} must be returned to the office." for i in range(1, 8))
+    data = f"# Forms\n\n## 1. Returns\n\nLate forms are handled as set out in section 3.\n\n{rules}\n\n## 3. Late forms\n\nLate forms are refused.\n"
+    result = PolicyCritic(index=None, max_sentences=4).critique_upload(ADMIN, data.encode(), "forms.md")
+    assert [s.index for s in result.sentences] == [0, 1, 2, 3] and result.unread == 5
+    assert "only the first 4 sentences were read, 5 more were not" in summary(result)
+    assert result.to_dict()["unread"] == 5
+    # a part after the budget is still a part of the document: "section 3" is there
+    assert "dangling_reference" not in result.sentences[0].flags
+    whole = PolicyCritic(index=None).critique_upload(ADMIN, data.encode(), "forms.md")
+    assert whole.unread == 0 and len(whole.sentences) == 9 and "were not" not in summary(whole)
+    assert PolicyCritic(index=None).max_sentences == MAX_CRITIQUED_SENTENCES
+
+
+@pytest.mark.parametrize("pairing", ["words", "meaning"])
+def test_related_pairs_are_the_pairs_of_the_whole_similarity_matrix(pairing, embed_model, monkeypatch):
+    # pairs are found a block of rows at a time; they must be those a whole n × n matrix gives
+    import numpy as np
+
+    from governance.critic import conflicts
+    from pipeline.language.text import content_terms
+
+    monkeypatch.setattr(conflicts, "_BLOCK", 7)  # several blocks, the last one short
+    subjects = ["Staff", "Students", "Visitors", "The warden", "Tenants"]
+    acts = ["must return keys", "may book the hall", "must pay the fee", "may not park", "must report damage"]
+    times = ["within 5 days", "by Friday", "each month", "on request", ""]
+    sentences = [f"{s} {a} {t}." for s in subjects for a in acts for t in times[: 1 + (len(s) % 4)]]
+    n = len(sentences)
+    if pairing == "meaning":
+        embed = embedder(embed_model)
+        vectors = np.asarray(embed(sentences), dtype=np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True) + 1e-9
+        whole = vectors @ vectors.T
+        floor = 0.6
+    else:
+        embed = None
+        terms = [set(content_terms(s)) for s in sentences]
+        whole = np.zeros((n, n), dtype=np.float32)
+        for i in range(n):
+            for j in range(n):
+                if terms[i] and terms[j]:
+                    whole[i, j] = len(terms[i] & terms[j]) / min(len(terms[i]), len(terms[j]))
+        floor = 0.5
+    expected = [(i, j) for i in range(n) for j in range(i + 1, n) if whole[i, j] >= floor]
+    found = conflicts.related_pairs(sentences, embed, floor)
+    assert n > 3 * 7 and 0 < len(expected) < n * (n - 1) // 2
+    assert [(i, j) for i, j, _ in found] == expected
+    assert all(abs(float(score) - float(whole[i, j])) < 1e-5 for i, j, score in found)
