@@ -34,7 +34,7 @@ import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TypeVar, cast
 
 import numpy as np
 from spacy.lang.en.stop_words import STOP_WORDS
@@ -54,7 +54,7 @@ def _read_once(read: Callable[[Cues], _T]) -> Callable[[Cues], _T]:
     @functools.wraps(read)
     def once(cues: Cues) -> _T:
         key = ("conflicts", read.__name__)
-        kept = cues.doc.user_data
+        kept = cast("dict[object, _T]", cues.doc.user_data)  # spaCy keys its own entries by tuples too
         if key not in kept:
             kept[key] = read(cues)
         return kept[key]

@@ -14,6 +14,7 @@ import functools
 import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
+from typing import cast
 
 import spacy
 from spacy.language import Language
@@ -249,7 +250,8 @@ def clause_opener(doc: Doc, i: int, openers: tuple[str, ...], stops: frozenset[s
     took time growing with the square of the sentence's length (a minute for a 20,000-character
     sentence without commas)."""
     key = ("clause_opener", openers, stops)
-    table = doc.user_data.get(key)
+    kept = cast("dict[object, list[str]]", doc.user_data)  # spaCy keys its own entries by tuples too
+    table = kept.get(key)
     if table is None:
         table = [""]
         for t in doc:
@@ -259,7 +261,7 @@ def clause_opener(doc: Doc, i: int, openers: tuple[str, ...], stops: frozenset[s
                 table.append(t.lower_)
             else:
                 table.append(table[-1])
-        doc.user_data[key] = table
+        kept[key] = table
     return table[min(max(i, 0), len(doc))]
 
 
