@@ -34,30 +34,26 @@ import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar, cast
+from typing import TypeVar
 
 import numpy as np
 from spacy.lang.en.stop_words import STOP_WORDS
 
 from governance.contradictions import TIMES_WORDS, WORD_NUMBERS, extract_values
 from governance.critic import lexicon as lx
-from governance.critic.cues import Cues, base_form, is_timed_act, opening_clause_end, verb_forms
+from governance.critic.cues import Cues, base_form, is_timed_act, kept_on, opening_clause_end, verb_forms
 from pipeline.language.text import NUMBER, content_terms
 
 _T = TypeVar("_T")
 
 
 def _read_once(read: Callable[[Cues], _T]) -> Callable[[Cues], _T]:
-    """`read` of a sentence's cues, kept in its doc's `user_data` after the first call: the pair
-    loop of `contradictions` reads each sentence once for every other sentence of the document."""
+    """`read` of a sentence's cues, kept on its doc after the first call (`kept_on`): the pair loop
+    of `contradictions` reads each sentence once for every other sentence of the document."""
 
     @functools.wraps(read)
     def once(cues: Cues) -> _T:
-        key = ("conflicts", read.__name__)
-        kept = cast("dict[object, _T]", cues.doc.user_data)  # spaCy keys its own entries by tuples too
-        if key not in kept:
-            kept[key] = read(cues)
-        return kept[key]
+        return kept_on(cues.doc, ("conflicts", read.__name__), lambda: read(cues))
 
     return once
 
@@ -525,10 +521,10 @@ def related_pairs(sentences: Sequence[str], embed: Embed | None, floor: float) -
         out = []
         for start in range(0, n, _BLOCK):
             block = vectors[start : start + _BLOCK] @ vectors.T
-            rows, cols = np.nonzero(block >= floor)
-            out += [
-                (start + r, c, block[r, c]) for r, c in zip(rows.tolist(), cols.tolist(), strict=True) if c > start + r
-            ]
+            rows, cols = np.nonzero(block >= floor)  # row by row, each row's columns in order
+            later = cols > rows + start  # each pair once, i < j
+            rows, cols = rows[later], cols[later]
+            out += [(start + r, c, block[r, c]) for r, c in zip(rows.tolist(), cols.tolist(), strict=True)]
         return out
     from scipy.sparse import csr_matrix
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
-from typing import cast
+from typing import TypeVar, cast
 
 import spacy
 from spacy.language import Language
@@ -23,6 +23,8 @@ from spacy.tokens import Doc, Span, Token
 
 from governance.critic import lexicon as lx
 from pipeline.language.stemming import stem
+
+_T = TypeVar("_T")
 
 
 @functools.lru_cache(maxsize=1)
@@ -241,28 +243,38 @@ def clause_starts(doc: Doc) -> list[int]:
     return out
 
 
+def kept_on(doc: Doc, key: tuple, make: Callable[[], _T]) -> _T:
+    """`make()` for `doc`, worked out the first time `key` is asked and kept in the doc's
+    `user_data` (spaCy keys its own entries there by tuples too): for what a rule reads of a
+    sentence many times over, once per token or once per pair of sentences."""
+    kept = cast("dict[tuple, _T]", doc.user_data)
+    if key not in kept:
+        kept[key] = make()
+    return kept[key]
+
+
 def clause_opener(doc: Doc, i: int, openers: tuple[str, ...], stops: frozenset[str] = frozenset()) -> str:
     """The word of `openers` ("if", "when" …) that opens the clause token `i` (0 to len(doc))
     stands in, or "": read back from `i` to a comma, semicolon or colon, or to a word of `stops`.
 
-    The answer for every token is worked out in one pass the first time a doc is asked with these
-    `openers` and `stops`, and kept in the doc's `user_data`: reading back afresh for each token
-    took time growing with the square of the sentence's length (a minute for a 20,000-character
-    sentence without commas)."""
-    key = ("clause_opener", openers, stops)
-    kept = cast("dict[object, list[str]]", doc.user_data)  # spaCy keys its own entries by tuples too
-    table = kept.get(key)
-    if table is None:
-        table = [""]
-        for t in doc:
-            if t.text in (",", ";", ":") or t.lower_ in stops:
-                table.append("")
-            elif t.lower_ in openers:
-                table.append(t.lower_)
-            else:
-                table.append(table[-1])
-        kept[key] = table
+    The answer for every token is worked out in one pass (`_clause_openers`) and kept on the doc:
+    reading back afresh for each token took time growing with the square of the sentence's length
+    (a minute for a 20,000-character sentence without commas)."""
+    table = kept_on(doc, ("clause_opener", openers, stops), lambda: _clause_openers(doc, openers, stops))
     return table[min(max(i, 0), len(doc))]
+
+
+def _clause_openers(doc: Doc, openers: tuple[str, ...], stops: frozenset[str]) -> list[str]:
+    """`clause_opener` for every position 0 to len(doc), in one pass."""
+    table = [""]
+    for t in doc:
+        if t.text in (",", ";", ":") or t.lower_ in stops:
+            table.append("")
+        elif t.lower_ in openers:
+            table.append(t.lower_)
+        else:
+            table.append(table[-1])
+    return table
 
 
 def in_case(doc: Doc, i: int, openers: tuple[str, ...]) -> bool:

@@ -136,9 +136,10 @@ def term_set(text: str) -> set[str]:
 # where no number it could extend ends (not after a digit, nor after "digit,"), and its parts are
 # possessive, so a long run of digits is read once instead of once from every digit (a pasted
 # "1212…" stalled the server for a minute; issue 27). `AMOUNT` is the same, in group `num`.
+_NOT_AFTER_A_NUMBER = r"(?<!\d)(?<!\d,)"
 _DIGITS = r"\d++(?:,\d++)*+(?:\.\d++)?+"
-NUMBER = rf"(?<!\d)(?<!\d,){_DIGITS}"
-AMOUNT = rf"(?<!\d)(?<!\d,)(?P<num>{_DIGITS})"
+NUMBER = _NOT_AFTER_A_NUMBER + _DIGITS
+AMOUNT = rf"{_NOT_AFTER_A_NUMBER}(?P<num>{_DIGITS})"
 
 # General English units after a number; a corpus's own ("3 credits", "2 semesters") come from its
 # glossary's count_units and time_units.

@@ -9,7 +9,7 @@
 - `library`: the demo policies joined into one document, `copies` times over with every number
   shifted per copy (so copies are near-paraphrases that differ in their values, the worst case for
   the contradiction pairs): sentences, seconds by both paths, and the part of the app's seconds
-  spent embedding (the vectors are computed once per text, so later repeats show the rest);
+  spent embedding the sentences (as the app does, on every critique);
 - `long_sentence`: a single 20,000-character sentence of each repeated unit, by rules (the
   readers of values, cases and clauses must stay linear in a sentence's length).
 
@@ -33,25 +33,23 @@ POLICIES = Path(__file__).resolve().parents[2] / "data" / "policies"
 LONG_UNITS = ("$1 ", "1 to 2 ", "more than 1 ", "the manager must ", "if you must ", "staff is to be ")
 
 
-class _CachedEmbed:
-    """The app's MiniLM vectors for the critic, each distinct text encoded once; `spent` counts the
-    seconds spent encoding since the last reset."""
+class _TimedEmbed:
+    """The app's MiniLM vectors for the critic (`governance.critic.service.embedder`); `spent`
+    counts the seconds spent encoding since it was last set to 0."""
 
     def __init__(self) -> None:
+        from governance.critic.service import embedder
         from pipeline.ingest.embedding import MiniLMEmbedding
 
-        self._model = MiniLMEmbedding()
-        self._vectors: dict[str, np.ndarray] = {}
+        self._embed = embedder(MiniLMEmbedding())
         self.spent = 0.0
 
     def __call__(self, texts: list[str]) -> np.ndarray:
         started = time.perf_counter()
-        missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
-        if missing:
-            for text, vector in zip(missing, self._model.embed_many(missing), strict=True):
-                self._vectors[text] = np.asarray(vector, dtype=np.float32)
-        self.spent += time.perf_counter() - started
-        return np.stack([self._vectors[t] for t in texts]) if texts else np.zeros((0, 384), dtype=np.float32)
+        try:
+            return self._embed(texts)
+        finally:
+            self.spent += time.perf_counter() - started
 
 
 def _timed(run) -> float:
@@ -68,7 +66,7 @@ def run(repeat: int, copies: list[int]) -> dict:
     from governance.critic.critic import critique_text
     from governance.critic.flagger import DEFAULT_MODEL, load_flagger
 
-    embed = _CachedEmbed()
+    embed = _TimedEmbed()
     flagger = load_flagger(DEFAULT_MODEL)
     texts = {p.name: p.read_text(encoding="utf-8") for p in sorted(POLICIES.glob("*.md"))}
     critique_text(next(iter(texts.values())), "warm.md", "", embed, flagger)  # load and warm both models
