@@ -48,8 +48,9 @@ def _chunk_markdown(section: str, text: str) -> str:
 
 
 # The sentences of one document the app's critic reads: about 400 KB of text, longer than any
-# policy we have seen, and some 40 s of one core with the flagger. A 10 MB text upload holds some
-# 80,000 sentences: read whole, it would hold the Documents tab for a quarter of an hour.
+# policy we have seen, and some 50 s of one core with MiniLM and the flagger
+# (`python -m scenarios.bench.critic`). A 10 MB text upload holds some 80,000 sentences: read
+# whole, it would hold the Documents tab for over twenty minutes.
 MAX_CRITIQUED_SENTENCES = 3000
 
 
