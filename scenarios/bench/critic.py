@@ -41,7 +41,10 @@ class _TimedEmbed:
         from governance.critic.service import embedder
         from pipeline.ingest.embedding import MiniLMEmbedding
 
-        self._embed = embedder(MiniLMEmbedding())
+        embed = embedder(MiniLMEmbedding())
+        if embed is None:  # only without a model, and one is given here
+            raise RuntimeError("the critic's embedder needs a sentence model")
+        self._embed = embed
         self.spent = 0.0
 
     def __call__(self, texts: list[str]) -> np.ndarray:
