@@ -134,7 +134,7 @@ def run_critique(args: argparse.Namespace, config: Config) -> int:
         else:
             critic = PolicyCritic(None, embed_model, max_sentences=None)  # a command reads all of each file
             admin = Identity("local:admin", "admin", "admin")  # reading files changes nothing in any library
-            critiques = [critic.critique_upload(admin, data, name) for data, name in contents]
+            critiques = critic.critique_uploads(admin, contents)
     except (ValueError, PermissionError, OSError) as exc:  # DocumentError is a ValueError
         print(f"refused: {exc}".splitlines()[0], file=sys.stderr)
         return 1

@@ -39,7 +39,7 @@ def build_critique_panel() -> tuple[gr.Markdown, gr.Dataframe]:
 def critique_uploads(critic: PolicyCritic, identity: Identity, contents: list[tuple[bytes, str]]) -> tuple[str, list]:
     """(summary lines, rows) for the files being checked; an error becomes one line, never a refusal."""
     try:
-        critiques = [critic.critique_upload(identity, data, name) for data, name in contents]
+        critiques = critic.critique_uploads(identity, contents)
     except (ValueError, OSError) as exc:
         return f"The critic could not read the files: {md_text(exc)}", []
     return _shown(critiques)

@@ -75,15 +75,17 @@ def critique(
     flagger: SentenceFlagger | None = None,
     max_sentences: int | None = None,
 ) -> DocumentCritique:
-    """Flag every sentence of `document`, or its first `max_sentences` (the critique then counts
-    the rest as `unread`; references to the document's parts are still checked against all of it).
+    """Flag every sentence of `document`, or its first `max_sentences` (none when it is 0; the
+    critique then counts the rest as `unread`; references to the document's parts are still checked against all of it).
     With `embed` (MiniLM), contradictions are paired by meaning; without it, by shared words. With
     `flagger`, the trained model decides vague, no_owner and no_deadline (the rules' words are the
     evidence where they raised the same flag)."""
     unread = 0
     if max_sentences is not None and len(document.sentences) > max_sentences:
         unread = len(document.sentences) - max_sentences
-        document = dataclasses.replace(document, sentences=document.sentences[:max_sentences])
+        document = dataclasses.replace(document, sentences=document.sentences[: max(0, max_sentences)])
+    if not document.sentences:  # nothing to read (an empty text, or no budget left)
+        return DocumentCritique(document.name, document.title, [], unread)
     cues = [read_cues(s.text) for s in document.sentences]
     enforced = any(c.has("enforcement") for c in cues)
     findings: list[list[Finding]] = [[] for _ in cues]

@@ -10,17 +10,28 @@ from governance.critic.records import FLAGS, DocumentCritique
 TABLE_HEADERS = ["document", "section", "sentence", "flags", "what to do"]
 
 
+# Why a critique stopped early: the app reads a budget of sentences per request (service.py).
+_BUDGET = (
+    " (the app reads a set number of sentences per request: check a long document in parts,"
+    " or critique it with python -m governance documents critique, which reads every sentence)"
+)
+_BUDGET_SPENT = (
+    " (the app reads a set number of sentences per request, and the documents before this one used"
+    " them: check it on its own, or critique it with python -m governance documents critique)"
+)
+
+
 def summary(critique: DocumentCritique) -> str:
-    """ "fees.md: 12 of 40 sentences flagged (vague 3, no owner 2, …)"."""
+    """ "fees.md: 12 of 40 sentences flagged (vague 3, no owner 2, …)"; a document the budget left
+    unread, in part or whole, says so."""
     counts = ", ".join(f"{flag.replace('_', ' ')} {n}" for flag, n in critique.counts().items() if n)
     flagged = len(critique.flagged())
     name = critique.name + (f' ("{critique.title}")' if critique.title and critique.title != critique.name else "")
+    if critique.unread and not critique.sentences:
+        return f"{name}: not read, {critique.unread:,} sentences{_BUDGET_SPENT}"
     line = f"{name}: {flagged} of {len(critique.sentences)} sentences flagged" + (f" ({counts})" if counts else "")
     if critique.unread:
-        line += (
-            f"; only the first {len(critique.sentences):,} sentences were read, {critique.unread:,} more were not"
-            " (critique a long document in parts, or with python -m governance documents critique)"
-        )
+        line += f"; only the first {len(critique.sentences):,} sentences were read, {critique.unread:,} more were not{_BUDGET}"
     return line
 
 

@@ -7,15 +7,15 @@ requires the `ingest` permission (the Documents tab's admins), on the server.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import numpy as np
 
 from governance.critic.conflicts import Embed
-from governance.critic.critic import critique, critique_text
+from governance.critic.critic import critique
 from governance.critic.flagger import DEFAULT_MODEL, SentenceFlagger, load_flagger
-from governance.critic.reading import read_policy
+from governance.critic.reading import PolicyText, read_policy
 from governance.critic.records import DocumentCritique
 from governance.identity import Identity, require
 from pipeline.ingest.convert import convert
@@ -47,10 +47,11 @@ def _chunk_markdown(section: str, text: str) -> str:
     return "\n\n".join(lines)
 
 
-# The sentences of one document the app's critic reads: about 400 KB of text, longer than any
-# policy we have seen, and some 50 s of one core with MiniLM and the flagger
-# (`python -m scenarios.bench.critic`). A 10 MB text upload holds some 80,000 sentences: read
-# whole, it would hold the Documents tab for over twenty minutes.
+# The sentences the app's critic reads in one request (one check of uploads, or the whole library):
+# about 400 KB of text, longer than any policy we have seen, and 50 to 95 s of one core with MiniLM
+# and the flagger, by machine (`python -m scenarios.bench.critic`). A 10 MB text upload holds some 80,000
+# sentences, and a library of a hundred policies 10,000 or more: read whole, either would hold the
+# Documents tab for many minutes.
 MAX_CRITIQUED_SENTENCES = 3000
 
 
@@ -59,8 +60,10 @@ class PolicyCritic:
 
     With a sentence model (`embed_model` or `embed`), contradictions are paired by meaning and the
     trained flagger at `flagger_path` (loaded on first use) decides the sentence flags; without
-    one, the rules alone (`--no-model`). Each document is read up to its first `max_sentences`
-    (None: all of it, as the command line reads files)."""
+    one, the rules alone (`--no-model`). One request (`critique_uploads`, `critique_library`)
+    reads at most `max_sentences` sentences in all, in document order: a document past that budget
+    is read in part or not at all, and its critique counts what was left (`unread`). None reads
+    everything, as the command line does."""
 
     def __init__(
         self,
@@ -82,9 +85,15 @@ class PolicyCritic:
     def critique_upload(self, identity: Identity, data: bytes, name: str) -> DocumentCritique:
         """A file as it would be added (converted the same way); raises ConversionRefused (a
         ValueError with a plain reason) for a file the library would refuse."""
+        return self.critique_uploads(identity, [(data, name)])[0]
+
+    def critique_uploads(self, identity: Identity, contents: list[tuple[bytes, str]]) -> list[DocumentCritique]:
+        """Files as they would be added, in order, sharing one budget of sentences. Every file is
+        converted before any is read, so a refused file (ConversionRefused, a ValueError with a
+        plain reason) costs no critique."""
         require(identity, "ingest")
-        converted = convert(data, name)
-        return critique_text(converted.markdown, name, converted.title, self.embed, self.flagger, self.max_sentences)
+        converted = [(convert(data, name), name) for data, name in contents]
+        return self._within_budget(read_policy(c.markdown, name, c.title) for c, name in converted)
 
     def critique_library(self, identity: Identity) -> list[DocumentCritique]:
         """Every active document, rebuilt from its active chunks in document order."""
@@ -93,11 +102,21 @@ class PolicyCritic:
         by_doc = defaultdict(list)
         for node in nodes:
             by_doc[node.metadata.get("doc_id", "")].append(node)
-        out = []
-        flagger = self.flagger
+        documents = []
         for doc_id, chunks in sorted(by_doc.items()):
             chunks.sort(key=lambda n: (int(n.metadata.get("position", 0) or 0), n.node_id))
             markdown = "\n\n".join(_chunk_markdown(str(n.metadata.get("section", "")), n.text) for n in chunks)
             title = str(chunks[0].metadata.get("title", ""))
-            out.append(critique(read_policy(markdown, doc_id, title), self.embed, flagger, self.max_sentences))
+            documents.append(read_policy(markdown, doc_id, title))
+        return self._within_budget(documents)
+
+    def _within_budget(self, documents: Iterable[PolicyText]) -> list[DocumentCritique]:
+        """Critiques of `documents` in order, reading at most `max_sentences` sentences in all."""
+        out = []
+        left = self.max_sentences
+        flagger = self.flagger
+        for document in documents:
+            out.append(critique(document, self.embed, flagger, left))
+            if left is not None:
+                left -= len(out[-1].sentences)
         return out

@@ -546,6 +546,37 @@ def test_the_app_critic_reads_a_long_document_up_to_its_budget_and_says_what_it_
     assert PolicyCritic(index=None).max_sentences == MAX_CRITIQUED_SENTENCES
 
 
+def test_one_check_of_several_files_shares_the_budget_and_names_what_it_left():
+    from governance.critic.report import summary
+
+    def upload(name: str, n: int) -> tuple[bytes, str]:
+        rules = "\n\n".join(f"Form {i} must be returned to the {name} office." for i in range(n))
+        return f"# {name.title()} forms\n\n## 1. Returns\n\n{rules}\n".encode(), f"{name}.md"
+
+    files = [upload("north", 3), upload("south", 4), upload("east", 2)]
+    first, second, third = PolicyCritic(index=None, max_sentences=5).critique_uploads(ADMIN, files)
+    assert (len(first.sentences), first.unread) == (3, 0)
+    assert (len(second.sentences), second.unread) == (2, 2)
+    assert (len(third.sentences), third.unread) == (0, 2)
+    assert "only the first 2 sentences were read, 2 more were not" in summary(second)
+    assert summary(third).startswith('east.md ("East forms"): not read, 2 sentences (')
+    everything = PolicyCritic(index=None, max_sentences=None).critique_uploads(ADMIN, files)
+    assert [(len(c.sentences), c.unread) for c in everything] == [(3, 0), (4, 0), (2, 0)]
+    # a file the library refuses is found before anything is read
+    with pytest.raises(ConversionRefused):
+        PolicyCritic(index=None).critique_uploads(ADMIN, [*files, (b"%PDF-1.4 not really", "x.md")])
+
+
+def test_the_library_critique_shares_one_budget_across_documents(tiny_engine):
+    whole = PolicyCritic(tiny_engine.index).critique_library(ADMIN)
+    sizes = [len(c.sentences) for c in whole]
+    budget = sizes[0] + 1
+    cut = PolicyCritic(tiny_engine.index, max_sentences=budget).critique_library(ADMIN)
+    assert [c.name for c in cut] == [c.name for c in whole]
+    assert [len(c.sentences) for c in cut] == [sizes[0], 1] and cut[1].unread == sizes[1] - 1
+    assert [s.text for s in cut[0].sentences] == [s.text for s in whole[0].sentences]
+
+
 @pytest.mark.parametrize("pairing", ["words", "meaning"])
 def test_related_pairs_are_the_pairs_of_the_whole_similarity_matrix(pairing, embed_model, monkeypatch):
     # pairs are found a block of rows at a time; they must be those a whole n × n matrix gives
