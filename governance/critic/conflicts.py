@@ -19,7 +19,11 @@ embedding model is given, else shared content words). They then contradict when
 - one says a thing will not be done and the other that it will ("will not be paid" / "will be paid").
 
 A sentence that opens with the case it covers ("If you received bonus leave, it will not be paid
-out") beside one that does not is a rule and its stated exception, not a contradiction. A worked
+out") beside one that does not, or that opens by linking itself to the rule before it ("However, a
+cylinder may be unchained while it is moved"), is a rule and its stated exception, not a
+contradiction. A permission limited to one thing ("may be used only for fuel") restricts the rest,
+so it opposes no prohibition; percentages of different things ("40% of the course total" / "75%
+of the sessions") are not one value. A worked
 example ("For example, a 9-mile journey costs £5", "… can therefore claim £20") applies the rules
 and is compared with nothing.
 
@@ -93,6 +97,9 @@ _LEADING_CASE = re.compile(r"^\s*(?:for|if|when|where|in the case of)\b([^,:;]{3
 _WORKED_EXAMPLE = re.compile(
     r"^\s*(?:for example|for instance|e\.g\.|as an example|so (?:a|an|the)\b)|\b(?:therefore|thus)\b", re.I
 )
+# A sentence that opens by linking itself to the rule before it states that rule's exception:
+# "However, a cylinder may be unchained while it is being moved".
+_LINKED_EXCEPTION = re.compile(r"^\s*(?:however|nevertheless|exceptionally|as an exception)\b", re.I)
 _FIRST_PERIOD = re.compile(r"\bfirst\s+(day|week|month|year)\b", re.I)
 # How often something happens, as times a year: "twice a year", "once every three years", "every
 # 60 days", "monthly", "each week". A period's length in days; a term is a third of a school year.
@@ -124,6 +131,7 @@ class Quantity:
     high: float
     start: int  # where it stands in its sentence
     end: int
+    of: frozenset[str] = frozenset()  # a percentage: the stems of what it is a share of ("of the course total")
 
 
 # The range of values a number naming a case covers, open at both ends: (low, high); see
@@ -193,8 +201,48 @@ def quantities(sentence: str) -> list[Quantity]:
                 high = value
             else:
                 low = value
-        found.append(Quantity(kind, value, text, condition, low, high, start, end))
+        of = _share_of(after) if kind == "percent" else frozenset()
+        found.append(Quantity(kind, value, text, condition, low, high, start, end, of))
     return found
+
+
+_SHARE_OF = re.compile(r"\s*(?:of\s+(?:(?:the|a|an|their|his|her|its|each|every|all|any|your|our|this|that)\s+)?)?")
+
+
+def _share_of(after: str) -> frozenset[str]:
+    """What a percentage is a share of: the content words just after it, up to the first small word
+    ("40% of the course total" → course, total; "75% laboratory attendance" → laboratory,
+    attendance); empty when nothing names it ("40% or more")."""
+    words = []
+    opening = _SHARE_OF.match(after)  # matches every text (all of it is optional)
+    for word in re.findall(r"[A-Za-z][\w-]*|\S", after[opening.end() if opening else 0 :])[:3]:
+        if not word[0].isalpha() or word.lower() in STOP_WORDS:
+            break
+        words.append(base_form(word.lower()))
+    return frozenset(words)
+
+
+def _same_share(a: Quantity, b: Quantity) -> bool:
+    """Two values of one kind that could be the same figure: percentages of different things
+    ("40% of the course total" / "75% of the laboratory sessions") are not."""
+    return not (a.of and b.of) or bool(a.of & b.of)
+
+
+# "only" after these opens a condition ("may be used only if …"): a permission in that case, not a
+# limit on what is allowed.
+_ONLY_IN_CASE = frozenset({"if", "where", "when", "whenever", "after", "once", "with", "until", "provided", "in"})
+
+
+def _limited(cues: Cues) -> bool:
+    """A permission limited to one thing, time or person, which restricts everything else:
+    "may be used only for fuel", "is permitted only for Phase II", "Only the named cardholder may
+    use the card"."""
+    doc = cues.doc
+    for cue in cues.all("permit"):
+        for t in doc[max(0, cue.start - 5) : cue.end + 6]:
+            if t.lower_ == "only" and t.i + 1 < len(doc) and doc[t.i + 1].lower_ not in _ONLY_IN_CASE:
+                return True
+    return False
 
 
 @_read_once
@@ -206,7 +254,7 @@ def _stance(cues: Cues) -> str:
     if cues.has("oblige"):
         return "require"
     if cues.has("permit"):
-        return "allow"
+        return "" if _limited(cues) else "allow"
     return ""
 
 
@@ -462,7 +510,7 @@ def _value_conflict(a: list[Quantity], b: list[Quantity]) -> tuple[Quantity, Qua
     rules_a = [q for q in a if not q.condition]
     rules_b = [q for q in b if not q.condition]
     for qa in rules_a:
-        same_kind = [qb for qb in rules_b if qb.kind == qa.kind]
+        same_kind = [qb for qb in rules_b if qb.kind == qa.kind and _same_share(qa, qb)]
         if same_kind and all(qb.value != qa.value for qb in same_kind):
             if not {q.value for q in a if q.kind == qa.kind} & {q.value for q in b if q.kind == qa.kind}:
                 return qa, same_kind[0]
@@ -558,10 +606,13 @@ def contradictions(cues: Sequence[Cues], embed: Embed | None = None) -> list[tup
     acts = [_main_act(c) for c in cues]
     numbered = [case_numbers(t, v) for t, v in zip(texts, amounts, strict=True)]
     examples = [bool(_WORKED_EXAMPLE.search(t)) for t in texts]
+    exceptions = [bool(_LINKED_EXCEPTION.match(t)) for t in texts]
     found = []
     for i, j, topic in related:
         if examples[i] or examples[j] or topic < threshold["stance"]:
             continue  # a worked example applies the rules; its figures differ by arithmetic
+        if exceptions[j]:
+            continue  # "However, …": the stated exception to a rule before it
         if cases[i] and cases[j] and cases[i] != cases[j]:
             continue  # "For theory courses, …" / "For laboratory courses, …": two cases
         if _different_groups(cues[i], cues[j]) or _other_case(cues[i], cues[j]):

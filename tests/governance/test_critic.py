@@ -313,6 +313,39 @@ def test_a_worked_example_is_no_contradiction(embed_model):
         assert contradiction_flags(first, second, embed=embed) == (False, False)
 
 
+def test_a_stated_exception_a_limited_permission_and_shares_of_other_things_are_no_contradiction(embed_model):
+    embed = embedder(embed_model)
+    consistent = [
+        (  # the exception linked to its rule
+            "Every gas cylinder must be chained to a wall at all times.",
+            "However, a gas cylinder may be unchained while it is being moved on a trolley.",
+        ),
+        (  # a permission limited to one use restricts every other use, as the prohibition does
+            "Fuel cards may be used only for fuel for the vehicle the card is assigned to.",
+            "Fuel cards must never be used to buy food or drinks.",
+        ),
+        (  # percentages of two different things
+            "The end-semester laboratory examination carries 40% of the course total.",
+            "A student must attend at least 75% of the laboratory sessions to sit the end-semester laboratory examination.",
+        ),
+    ]
+    for first, second in consistent:
+        assert contradiction_flags(first, second, embed=embed) == (False, False), first
+    contradicting = [
+        ("Fuel cards may be used to buy food for the driver.", "Fuel cards must never be used to buy food."),
+        (
+            "A student must attend at least 75% of the laboratory sessions to sit the examination.",
+            "A student must attend at least 60% of the laboratory sessions to sit the examination.",
+        ),
+        (
+            "Every gas cylinder must be chained to a wall at all times.",
+            "A gas cylinder may be left unchained while it is being moved on a trolley.",
+        ),
+    ]
+    for first, second in contradicting:
+        assert contradiction_flags(first, second, embed=embed) == (True, True), first
+
+
 def test_a_section_number_after_a_comparison_word_is_read_not_refused():
     # "under 3.2.1" once stopped the whole critique: "3.2.1" was taken for one number
     text = "# Appeals\n\n## 1. Hearings\n\nAppeals are heard as set out under 3.2.1 of the code.\n\nAppeals must be made within 10 days.\n"
