@@ -206,7 +206,8 @@ def quantities(sentence: str) -> list[Quantity]:
     return found
 
 
-_SHARE_OF = re.compile(r"\s*(?:of\s+(?:(?:the|a|an|their|his|her|its|each|every|all|any|your|our|this|that)\s+)?)?")
+# "of the …" before what a percentage is a share of
+_SHARE_OF = re.compile(r"^\s*(?:of\s+(?:(?:the|a|an|their|his|her|its|each|every|all|any|your|our|this|that)\s+)?)?")
 
 
 def _share_of(after: str) -> frozenset[str]:
@@ -214,8 +215,7 @@ def _share_of(after: str) -> frozenset[str]:
     ("40% of the course total" → course, total; "75% laboratory attendance" → laboratory,
     attendance); empty when nothing names it ("40% or more")."""
     words = []
-    opening = _SHARE_OF.match(after)  # matches every text (all of it is optional)
-    for word in re.findall(r"[A-Za-z][\w-]*|\S", after[opening.end() if opening else 0 :])[:3]:
+    for word in re.findall(r"[A-Za-z][\w-]*|\S", _SHARE_OF.sub("", after, count=1))[:3]:
         if not word[0].isalpha() or word.lower() in STOP_WORDS:
             break
         words.append(base_form(word.lower()))

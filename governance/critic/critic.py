@@ -83,7 +83,7 @@ def critique(
     unread = 0
     if max_sentences is not None and len(document.sentences) > max_sentences:
         unread = len(document.sentences) - max_sentences
-        document = dataclasses.replace(document, sentences=document.sentences[: max(0, max_sentences)])
+        document = dataclasses.replace(document, sentences=document.sentences[:max_sentences])
     if not document.sentences:  # nothing to read (an empty text, or no budget left)
         return DocumentCritique(document.name, document.title, [], unread)
     cues = [read_cues(s.text) for s in document.sentences]
@@ -125,12 +125,7 @@ def critique(
 
 
 def critique_text(
-    text: str,
-    name: str,
-    title: str = "",
-    embed: Embed | None = None,
-    flagger: SentenceFlagger | None = None,
-    max_sentences: int | None = None,
+    text: str, name: str, title: str = "", embed: Embed | None = None, flagger: SentenceFlagger | None = None
 ) -> DocumentCritique:
     """Critique a document's Markdown or plain text (see `critique`)."""
-    return critique(read_policy(text, name, title), embed, flagger, max_sentences)
+    return critique(read_policy(text, name, title), embed, flagger)

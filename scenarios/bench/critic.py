@@ -68,6 +68,7 @@ def _shifted(text: str, by: int) -> str:
 def run(repeat: int, copies: list[int]) -> dict:
     from governance.critic.critic import critique_text
     from governance.critic.flagger import DEFAULT_MODEL, load_flagger
+    from governance.critic.reading import read_policy
 
     embed = _TimedEmbed()
     flagger = load_flagger(DEFAULT_MODEL)
@@ -88,7 +89,7 @@ def run(repeat: int, copies: list[int]) -> dict:
 
     for k in copies:
         joined = "\n\n".join(_shifted(t, c) for c in range(k) for t in texts.values())
-        sentences = len(critique_text(joined, "library.md").sentences)
+        sentences = len(read_policy(joined, "library.md").sentences)
         app_s, embed_s, rules_s = [], [], []
         for _ in range(repeat):
             embed.spent = 0.0
