@@ -22,8 +22,8 @@ A sentence that opens with the case it covers ("If you received bonus leave, it 
 out") beside one that does not, or that opens by linking itself to the rule before it ("However, a
 cylinder may be unchained while it is moved"), is a rule and its stated exception, not a
 contradiction. A permission limited to one thing ("may be used only for fuel") restricts the rest,
-so it opposes no prohibition; percentages of different things ("40% of the course total" / "75%
-of the sessions") are not one value. A worked
+so it opposes no prohibition; percentages of different things ("40% of the annual budget" / "75%
+of the meetings") are not one value. A worked
 example ("For example, a 9-mile journey costs £5", "… can therefore claim £20") applies the rules
 and is compared with nothing.
 
@@ -131,7 +131,7 @@ class Quantity:
     high: float
     start: int  # where it stands in its sentence
     end: int
-    of: frozenset[str] = frozenset()  # a percentage: the stems of what it is a share of ("of the course total")
+    of: frozenset[str] = frozenset()  # a percentage: the stems of what it is a share of ("of the annual budget")
 
 
 # The range of values a number naming a case covers, open at both ends: (low, high); see
@@ -212,7 +212,7 @@ _SHARE_OF = re.compile(r"^\s*(?:of\s+(?:(?:the|a|an|their|his|her|its|each|every
 
 def _share_of(after: str) -> frozenset[str]:
     """What a percentage is a share of: the content words just after it, up to the first small word
-    ("40% of the course total" → course, total; "75% laboratory attendance" → laboratory,
+    ("40% of the annual budget" → annual, budget; "75% meeting attendance" → meeting,
     attendance); empty when nothing names it ("40% or more")."""
     words = []
     for word in re.findall(r"[A-Za-z][\w-]*|\S", _SHARE_OF.sub("", after, count=1))[:3]:
@@ -224,7 +224,7 @@ def _share_of(after: str) -> frozenset[str]:
 
 def _same_share(a: Quantity, b: Quantity) -> bool:
     """Two values of one kind that could be the same figure: percentages of different things
-    ("40% of the course total" / "75% of the laboratory sessions") are not."""
+    ("40% of the annual budget" / "75% of the meetings") are not."""
     return not (a.of and b.of) or bool(a.of & b.of)
 
 
@@ -235,7 +235,7 @@ _ONLY_IN_CASE = frozenset({"if", "where", "when", "whenever", "after", "once", "
 
 def _limited(cues: Cues) -> bool:
     """A permission limited to one thing, time or person, which restricts everything else:
-    "may be used only for fuel", "is permitted only for Phase II", "Only the named cardholder may
+    "may be used only for fuel", "is permitted only at weekends", "Only the named cardholder may
     use the card"."""
     doc = cues.doc
     for cue in cues.all("permit"):
