@@ -27,7 +27,8 @@ _MAX_HEADING_WORDS = 12
 
 
 def embedder(model) -> Embed | None:
-    """Sentence vectors from the app's MiniLM (`embed_many`), for pairing contradictions by meaning."""
+    """Sentence vectors from the app's MiniLM (`embed_many`, which recalls the sentences a check's
+    conflict scan just embedded), for pairing contradictions by meaning."""
     if model is None:
         return None
     if hasattr(model, "embed_many"):

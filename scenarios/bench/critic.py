@@ -41,7 +41,7 @@ class _TimedEmbed:
         from governance.critic.service import embedder
         from pipeline.ingest.embedding import MiniLMEmbedding
 
-        embed = embedder(MiniLMEmbedding())
+        embed = embedder(MiniLMEmbedding(memo_texts=0))  # each repeat embeds afresh
         if embed is None:  # only without a model, and one is given here
             raise RuntimeError("the critic's embedder needs a sentence model")
         self._embed = embed

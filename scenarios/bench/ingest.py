@@ -162,7 +162,7 @@ def main(argv: list[str] | None = None) -> None:
     set_offline_environment()
     from pipeline.ingest.embedding import MiniLMEmbedding
 
-    config, embed_model = load_config(), MiniLMEmbedding()
+    config, embed_model = load_config(), MiniLMEmbedding(memo_texts=0)  # each round embeds afresh
     rounds = []
     for _ in range(max(1, args.repeat)):
         work = Path(tempfile.mkdtemp(prefix="warrant-ingest-"))

@@ -153,7 +153,7 @@ def run_bench(
     if embed_model is None:
         from pipeline.ingest.embedding import MiniLMEmbedding
 
-        embed_model = MiniLMEmbedding()
+        embed_model = MiniLMEmbedding(memo_texts=0)  # every ingest measured embeds, none recalls
     questions = load_questions()
     if max_questions:
         questions = questions[:max_questions]

@@ -221,3 +221,45 @@ def test_a_scan_is_read_by_ocr_and_the_library_says_so(library, ocr_ready):
     assert all(80 <= n.metadata["ocr_confidence"] <= 100 for n in nodes)
     answer = library.engine.ask("Where do students park?", log=False)
     assert answer.decision == "answer" and "zone C" in answer.text
+
+
+TRAVEL = """# Travel Allowance Policy
+
+## 1. Claims
+
+Staff claim travel costs within 30 days of the journey. Mileage in a private car is paid at a flat rate per mile.
+Receipts are attached to every claim over a small amount.
+
+## 2. Approval
+
+The line manager approves each claim within ten working days. Claims without receipts are returned to the claimant.
+"""
+
+
+def test_an_upload_checked_for_conflicts_is_not_embedded_again_by_the_critic_or_when_added(
+    library, embed_model, monkeypatch
+):
+    from governance.critic.service import PolicyCritic
+    from pipeline.ingest.embedding import MiniLMEmbedding
+
+    encoded: list[str] = []
+    encode = MiniLMEmbedding._encode_grouped
+
+    def recording(self, texts):
+        encoded.extend(texts)
+        return encode(self, texts)
+
+    monkeypatch.setattr(MiniLMEmbedding, "_encode_grouped", recording)
+    embed_model.memo.clear()
+    prepared = library.prepare(TRAVEL.encode(), "travel.md")
+    library.conflicts([prepared])  # the Documents tab's check
+    scanned = set(encoded)
+    assert "Staff claim travel costs within 30 days of the journey." in scanned
+    encoded.clear()
+    PolicyCritic(library.index, embed_model).critique_uploads(ADMIN, [(TRAVEL.encode(), "travel.md")])
+    assert not scanned & set(encoded)  # the critic recalls the check's sentence vectors
+    encoded.clear()
+    library.add(ADMIN, [prepared])
+    assert encoded and not scanned & set(encoded)  # the chunks are embedded; their sentences are recalled
+    assert library.index.sentence_vectors.count() > 0
+    assert "travel" in {m.get("doc_id") for m in library.index.collection.get(include=["metadatas"])["metadatas"]}

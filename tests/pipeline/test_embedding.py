@@ -50,6 +50,7 @@ def test_token_groups_keep_each_pass_within_the_budget_shortest_first():
 
 def test_embed_many_gives_each_text_the_vector_encode_gives_it(embed_model):
     texts = [*QUESTIONS, "The revaluation fee is Rs. 500 per course. " * 6]
+    embed_model.memo.clear()  # embedded now, in passes, not recalled from an earlier test
     embed_model_budget = embed_model.ingest_token_budget
     try:
         embed_model.ingest_token_budget = 40  # several passes of different shapes
@@ -59,3 +60,28 @@ def test_embed_many_gives_each_text_the_vector_encode_gives_it(embed_model):
     alone = np.asarray([embed_model._encode([t])[0] for t in texts])
     assert grouped.shape == (4, 384)
     assert np.abs(grouped - alone).max() < 1e-5
+
+
+def test_embed_many_embeds_each_text_once_while_it_is_remembered(monkeypatch):
+    from pipeline.ingest.embedding import MiniLMEmbedding
+
+    encoded: list[list[str]] = []
+    encode = MiniLMEmbedding._encode_grouped
+
+    def counting(self, texts):
+        encoded.append(list(texts))
+        return encode(self, texts)
+
+    monkeypatch.setattr(MiniLMEmbedding, "_encode_grouped", counting)
+    model = MiniLMEmbedding(memo_texts=3)
+    first = model.embed_many(["fee", "late fee", "fee"])
+    second = model.embed_many(["late fee", "refund"])
+    assert encoded == [["fee", "late fee"], ["refund"]]  # each distinct text once; "late fee" recalled
+    assert second[0] == first[1] and first[0] == first[2]
+    model.embed_many(["deposit", "fine"])  # the memo holds 3: "fee" and "late fee" go, least recent first
+    model.embed_many(["late fee", "refund"])
+    assert encoded[-1] == ["late fee"]
+    forgetful = MiniLMEmbedding(memo_texts=0)
+    forgetful.embed_many(["fee"])
+    forgetful.embed_many(["fee"])
+    assert encoded[-2:] == [["fee"], ["fee"]]
