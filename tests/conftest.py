@@ -112,6 +112,23 @@ def embed_model():
 
 
 @pytest.fixture()
+def encoder_calls(monkeypatch) -> list[list[str]]:
+    """The texts each `MiniLMEmbedding._encode_grouped` call hands the model, in order: the real
+    encoder runs; this only records what reached it (and so what `embed_many` did not recall)."""
+    from pipeline.ingest.embedding import MiniLMEmbedding
+
+    calls: list[list[str]] = []
+    encode = MiniLMEmbedding._encode_grouped
+
+    def recording(self, texts):
+        calls.append(list(texts))
+        return encode(self, texts)
+
+    monkeypatch.setattr(MiniLMEmbedding, "_encode_grouped", recording)
+    return calls
+
+
+@pytest.fixture()
 def tiny_docs(tmp_path: Path) -> Path:
     docs = tmp_path / "docs"
     docs.mkdir()

@@ -6,6 +6,7 @@ import threading
 import warnings
 from typing import Any
 
+import numpy as np
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from pydantic import PrivateAttr
 
@@ -80,7 +81,6 @@ class TracedQueryEncoder:
 
     @classmethod
     def build(cls, model: Any, probe: str = "What is the late fee for one course?") -> TracedQueryEncoder | None:
-        import numpy as np
         import torch
 
         try:
@@ -193,17 +193,19 @@ class MiniLMEmbedding(BaseEmbedding):
         (`_encode_grouped`) and remembered."""
         if not texts:
             return []
-        known = self._memo.known(texts)
-        todo = [t for t in dict.fromkeys(texts) if t not in known]
+        vectors = self._memo.known(texts)
+        todo = [t for t in dict.fromkeys(texts) if t not in vectors]
         fresh = dict(zip(todo, self._encode_grouped(todo), strict=True))
         self._memo.keep(fresh.items())
-        return [fresh[t] if t in fresh else known[t].tolist() for t in texts]
+        vectors.update(fresh)
+        return [vectors[t].tolist() for t in texts]
 
-    def _encode_grouped(self, texts: list[str]) -> list[list[float]]:
-        """Embeddings of `texts` in their order: sorted by token count and cut into groups of about
-        `ingest_token_budget` padded tokens, one `encode` call each. Short sentences then go many
-        to a pass instead of 16, and the model's lock is released between groups (a pass takes
-        well under a second), so chat questions are embedded while a large upload is being indexed."""
+    def _encode_grouped(self, texts: list[str]) -> list[np.ndarray]:
+        """Embeddings of `texts` in their order (float32 rows): sorted by token count and cut into
+        groups of about `ingest_token_budget` padded tokens, one `encode` call each. Short sentences
+        then go many to a pass instead of 16, and the model's lock is released between groups (a
+        pass takes well under a second), so chat questions are embedded while a large upload is
+        being indexed."""
         if not texts:
             return []
         lengths = [
@@ -212,7 +214,7 @@ class MiniLMEmbedding(BaseEmbedding):
                 texts, add_special_tokens=True, truncation=True, max_length=self._model.max_seq_length
             )["input_ids"]
         ]
-        vectors: list[list[float]] = [[] for _ in texts]
+        vectors: list[np.ndarray] = [np.empty(0, dtype=np.float32)] * len(texts)
         for group in token_groups(lengths, self.ingest_token_budget):
             with self._lock:
                 encoded = self._model.encode(
@@ -222,7 +224,7 @@ class MiniLMEmbedding(BaseEmbedding):
                     convert_to_numpy=True,
                     show_progress_bar=False,
                 )
-            for i, vector in zip(group, encoded.tolist(), strict=True):
+            for i, vector in zip(group, encoded, strict=True):
                 vectors[i] = vector
         return vectors
 

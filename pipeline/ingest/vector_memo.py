@@ -41,7 +41,7 @@ class VectorMemo:
                     found[text] = vector
         return found
 
-    def keep(self, pairs: Iterable[tuple[str, list[float]]]) -> None:
+    def keep(self, pairs: Iterable[tuple[str, np.ndarray | list[float]]]) -> None:
         """Remember each (text, vector); the oldest go once there are more than `max_texts`."""
         if self.max_texts <= 0:
             return

@@ -237,29 +237,23 @@ The line manager approves each claim within ten working days. Claims without rec
 
 
 def test_an_upload_checked_for_conflicts_is_not_embedded_again_by_the_critic_or_when_added(
-    library, embed_model, monkeypatch
+    library, embed_model, encoder_calls
 ):
     from governance.critic.service import PolicyCritic
-    from pipeline.ingest.embedding import MiniLMEmbedding
 
-    encoded: list[str] = []
-    encode = MiniLMEmbedding._encode_grouped
+    def encoded() -> set[str]:
+        return {text for call in encoder_calls for text in call}
 
-    def recording(self, texts):
-        encoded.extend(texts)
-        return encode(self, texts)
-
-    monkeypatch.setattr(MiniLMEmbedding, "_encode_grouped", recording)
     embed_model.memo.clear()
     prepared = library.prepare(TRAVEL.encode(), "travel.md")
     library.conflicts([prepared])  # the Documents tab's check
-    scanned = set(encoded)
+    scanned = encoded()
     assert "Staff claim travel costs within 30 days of the journey." in scanned
-    encoded.clear()
+    encoder_calls.clear()
     PolicyCritic(library.index, embed_model).critique_uploads(ADMIN, [(TRAVEL.encode(), "travel.md")])
-    assert not scanned & set(encoded)  # the critic recalls the check's sentence vectors
-    encoded.clear()
+    assert not scanned & encoded()  # the critic recalls the check's sentence vectors
+    encoder_calls.clear()
     library.add(ADMIN, [prepared])
-    assert encoded and not scanned & set(encoded)  # the chunks are embedded; their sentences are recalled
+    assert encoded() and not scanned & encoded()  # the chunks are embedded; their sentences are recalled
     assert library.index.sentence_vectors.count() > 0
     assert "travel" in {m.get("doc_id") for m in library.index.collection.get(include=["metadatas"])["metadatas"]}

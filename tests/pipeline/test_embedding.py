@@ -62,17 +62,10 @@ def test_embed_many_gives_each_text_the_vector_encode_gives_it(embed_model):
     assert np.abs(grouped - alone).max() < 1e-5
 
 
-def test_embed_many_embeds_each_text_once_while_it_is_remembered(monkeypatch):
+def test_embed_many_embeds_each_text_once_while_it_is_remembered(encoder_calls):
     from pipeline.ingest.embedding import MiniLMEmbedding
 
-    encoded: list[list[str]] = []
-    encode = MiniLMEmbedding._encode_grouped
-
-    def counting(self, texts):
-        encoded.append(list(texts))
-        return encode(self, texts)
-
-    monkeypatch.setattr(MiniLMEmbedding, "_encode_grouped", counting)
+    encoded = encoder_calls
     model = MiniLMEmbedding(memo_texts=3)
     first = model.embed_many(["fee", "late fee", "fee"])
     second = model.embed_many(["late fee", "refund"])
