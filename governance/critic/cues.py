@@ -301,11 +301,21 @@ def is_be_to(doc: Doc, i: int) -> bool:
         return False
     if any(t.lower_ in ("what", "how", "where") for t in doc[max(0, i - 2) : i]):
         return False  # "what is to be done"
-    subject = doc[:i]
-    if any(t.lower_ in lx.PURPOSE_NOUNS for t in subject):
+    # the words before it: where the first purpose noun and the first act noun stand, read once a doc
+    first_purpose, first_act = kept_on(doc, ("be_to_subject",), lambda: _first_purpose_and_act(doc))
+    if first_purpose < i:
         return False
     # "The review is to confirm that …": what the review is for; "The review is to be held …" is a duty
-    return verb.lower_ == "be" or not any(t.lower_ in lx.ACT_NOUNS for t in subject)
+    return verb.lower_ == "be" or not first_act < i
+
+
+def _first_purpose_and_act(doc: Doc) -> tuple[int, int]:
+    """The positions of the first of `lx.PURPOSE_NOUNS` and of `lx.ACT_NOUNS` in `doc` (its length
+    where there is none): one pass, so `is_be_to` asks of every token in linear time."""
+    end = len(doc)
+    purpose = next((t.i for t in doc if t.lower_ in lx.PURPOSE_NOUNS), end)
+    act = next((t.i for t in doc if t.lower_ in lx.ACT_NOUNS), end)
+    return purpose, act
 
 
 def _deontic(cues: Cues) -> None:
@@ -447,10 +457,13 @@ def read_cues(sentence: str) -> Cues:
         cues.add(vocab[match_id], start, end)
     # "no matter how many hours": a question word, not a vague quantity
     cues.found["vague"] = [c for c in cues.all("vague") if not (c.start and doc[c.start - 1].lower_ == "how")]
-    # "etc." in running text, not in a parenthesis of examples
+    # "etc." in running text, not in a parenthesis of examples (brackets counted as the tokens pass,
+    # so a sentence of many "etc." is read in one pass)
+    opened = closed = 0
     for token in doc:
-        if token.lower_ in ("etc", "etc.") and doc[: token.i].text.count("(") <= doc[: token.i].text.count(")"):
+        if token.lower_ in ("etc", "etc.") and opened <= closed:
             cues.add("vague", token.i, token.i + 1)
+        opened, closed = opened + token.text.count("("), closed + token.text.count(")")
     # "as soon as you're aware" is a moment; "as soon as possible" is not
     for cue in cues.all("vague_time"):
         if cue.text.lower().startswith("as soon"):

@@ -516,7 +516,10 @@ def test_a_pathological_sentence_is_critiqued_at_once():
     import time
 
     slowest = []
-    for unit in ("$1 ", "1 to 2 ", "the manager must ", "if you must "):
+    # "items etc., ": each "etc." counted the brackets of everything before it (16 s for 48,000
+    # characters); "forms are to be kept, ": each "are to" searched everything before it for its
+    # subject's nouns (52 s for 92,000)
+    for unit in ("$1 ", "1 to 2 ", "the manager must ", "if you must ", "items etc., ", "forms are to be kept, "):
         text = "# P\n\n## 1. Rule\n\n" + (unit * 20_000)[:20_000] + "a or more.\n\nFees must be paid within 10 days.\n"
         started = time.perf_counter()
         critique_text(text, "long.md")
@@ -545,6 +548,42 @@ def test_the_clause_a_word_stands_in_is_read_as_reading_back_would():
         for openers, stops in ((("if", "unless"), frozenset()), (("when", "after", "if"), frozenset({"must", "may"}))):
             for i in range(len(doc) + 1):
                 assert clause_opener(doc, i, openers, stops) == read_back(doc, i, openers, stops), (doc.text, i)
+
+
+def test_etc_and_be_to_read_in_one_pass_as_reading_back_would():
+    import random
+
+    import governance.critic.lexicon as lx
+    from governance.critic.cues import _NOT_A_VERB, is_be_to, nlp, read_cues
+
+    def etc_read_back(doc):  # "etc." outside a parenthesis, counting the brackets before each one
+        return [
+            t.i for t in doc if t.lower_ in ("etc", "etc.") and doc[: t.i].text.count("(") <= doc[: t.i].text.count(")")
+        ]
+
+    def be_to_read_back(doc, i):  # the subject read afresh for every token
+        if doc[i].lower_ not in ("is", "are") or i + 2 >= len(doc) or doc[i + 1].lower_ != "to":
+            return False
+        verb = doc[i + 2]
+        if (
+            not verb.is_alpha
+            or verb.lower_ in _NOT_A_VERB
+            or verb.like_num
+            or any(t.lower_ in ("what", "how", "where") for t in doc[max(0, i - 2) : i])
+        ):
+            return False
+        if any(t.lower_ in lx.PURPOSE_NOUNS for t in doc[:i]):
+            return False
+        return verb.lower_ == "be" or not any(t.lower_ in lx.ACT_NOUNS for t in doc[:i])
+
+    words = "etc ( ) (a) the aim review forms is are to be kept confirm staff , and".split()
+    rng = random.Random(11)
+    for _ in range(400):
+        text = " ".join(rng.choice(words) for _ in range(rng.randint(1, 25)))
+        doc = nlp().make_doc(text)
+        etc = sorted(c.start for c in read_cues(text).all("vague") if c.text.lower().startswith("etc"))
+        assert etc == etc_read_back(doc), text
+        assert [is_be_to(doc, i) for i in range(len(doc))] == [be_to_read_back(doc, i) for i in range(len(doc))], text
 
 
 def test_word_pairing_reads_each_sentence_once(monkeypatch):
