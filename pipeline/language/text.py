@@ -187,6 +187,9 @@ class _Lexicon:
     money_terms: frozenset[str]  # canonical terms that show evidence speaks of money
     number: re.Pattern[str]
     abbreviation_end: re.Pattern[str]
+    # how many of a sentence's last characters the end patterns read: the longest abbreviation and
+    # its stop (or two initials, "S.A."), and the character before it for the word boundary
+    end_reach: int
     named: dict[str, dict[str, re.Pattern[str]]]  # kind → name → pattern of its aliases
     offices: re.Pattern[str] | None  # the glossary's office names, or None
     money: tuple[re.Pattern[str], ...]  # an amount of money with its currency before or after it
@@ -216,7 +219,8 @@ def _build_lexicon(glossary: _glossary.Glossary) -> _Lexicon:
     money = (re.compile(rf"(?:{prefix})\.?\s*+{AMOUNT}", re.IGNORECASE),) + (
         (re.compile(rf"{AMOUNT}\s*+(?:{suffix})\b", re.IGNORECASE),) if suffix else ()
     )
-    abbreviations = "|".join((*_ABBREVIATIONS, *(re.escape(a.rstrip(".")) for a in glossary.abbreviations)))
+    abbreviated = (*_ABBREVIATIONS, *(re.escape(a.rstrip(".")) for a in glossary.abbreviations))
+    abbreviations = "|".join(abbreviated)
     named = {
         kind: {
             name: re.compile(
@@ -237,6 +241,7 @@ def _build_lexicon(glossary: _glossary.Glossary) -> _Lexicon:
         money_terms=frozenset(money_terms | currency_terms),
         number=number,
         abbreviation_end=re.compile(rf"\b(?:{abbreviations})\.$"),
+        end_reach=2 + max(4, *(len(a.replace("\\", "")) for a in abbreviated)),
         named=named,
         money=money,
         unit_kinds={
@@ -380,7 +385,7 @@ def _continues_initialism(before: str, piece: str) -> bool:
 
 def split_sentences(text: str) -> list[str]:
     """Sentences of a chunk; list items and lines ending without a stop become their own sentence."""
-    abbreviation_end = _lexicon().abbreviation_end
+    abbreviation_end, end_reach = _lexicon().abbreviation_end, _lexicon().end_reach
     sentences: list[str] = []
     for block in re.split(rf"\n\s*\n|\n(?=\s*{LIST_MARKER})", text):
         block = " ".join(line.strip() for line in block.strip().splitlines())
@@ -388,13 +393,19 @@ def split_sentences(text: str) -> list[str]:
         if not block:
             continue
         pieces = _SENTENCE_END.split(block)
-        merged: list[str] = []
+        # pieces joined after an abbreviation or initialism, each sentence's pieces kept in a list
+        # and its end read from a bounded tail: a long run of "U.S. U.S. …" was joined and searched
+        # afresh for every piece, time growing with the square of its length
+        merged: list[list[str]] = []
+        tail = ""  # the last end_reach characters of the sentence being built
         for piece in pieces:
-            if merged and (abbreviation_end.search(merged[-1]) or _continues_initialism(merged[-1], piece)):
-                merged[-1] = f"{merged[-1]} {piece}"
+            if merged and (abbreviation_end.search(tail) or _continues_initialism(tail, piece)):
+                merged[-1].append(piece)
+                tail = f"{tail} {piece}"[-end_reach:]
             else:
-                merged.append(piece)
-        sentences.extend(p.strip() for p in merged if p.strip())
+                merged.append([piece])
+                tail = piece[-end_reach:]
+        sentences.extend(sentence for sentence in (" ".join(parts).strip() for parts in merged) if sentence)
     return sentences
 
 
