@@ -657,6 +657,23 @@ def test_the_library_critique_shares_one_budget_across_documents(tiny_engine):
     assert [s.text for s in cut[0].sentences] == [s.text for s in whole[0].sentences]
 
 
+def test_a_document_of_alike_sentences_compares_each_with_its_closest_only(monkeypatch):
+    # every sentence of a list of alike items is related to every other: 3,000 of them (the app's
+    # budget) gave 4.5 million pairs, each read for values and stances, and held the Documents tab
+    # for a minute and a half
+    from governance.critic import conflicts
+
+    compared = []
+    real = conflicts.related_pairs
+    monkeypatch.setattr(
+        conflicts, "related_pairs", lambda *a, **k: compared.append(len(found := real(*a, **k))) or found
+    )
+    items = "".join("- The visitor must sign the book.\n" for _ in range(600))
+    result = critique_text(f"# Visitors\n\n## 1. Signing in\n\n{items}", "visitors.md")
+    assert len(result.sentences) == 600
+    assert compared and compared[0] <= 600 * conflicts.CLOSEST < 600 * 599 // 2
+
+
 @pytest.mark.parametrize("pairing", ["words", "meaning"])
 def test_related_pairs_are_the_pairs_of_the_whole_similarity_matrix(pairing, embed_model, monkeypatch):
     # pairs are found a block of rows at a time; they must be those a whole n × n matrix gives
@@ -691,3 +708,12 @@ def test_related_pairs_are_the_pairs_of_the_whole_similarity_matrix(pairing, emb
     assert n > 3 * 7 and 0 < len(expected) < n * (n - 1) // 2
     assert [(i, j) for i, j, _ in found] == expected
     assert all(abs(float(score) - float(whole[i, j])) < 1e-5 for i, j, score in found)
+    # with a cap, a pair stays where one of the two is among the other's `closest` most similar
+    closest = 3
+    capped = set()
+    for i in range(n):
+        ranked = sorted((-float(whole[i, j]), j) for j in range(n) if j != i and whole[i, j] >= floor)
+        capped |= {(min(i, j), max(i, j)) for _, j in ranked[:closest]}
+    found = conflicts.related_pairs(sentences, embed, floor, closest=closest)
+    assert len(capped) < len(expected)
+    assert [(i, j) for i, j, _ in found] == sorted(capped)
