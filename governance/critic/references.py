@@ -36,7 +36,7 @@ def _kind(word: str) -> str:
 
 def _named_document_before(before: str) -> bool:
     """ "the General Records Schedule 3.1": the part is named after another document's title."""
-    words = before.split()
+    words = before.rsplit(None, 2)  # its last two words (the whole prefix split for each reference was quadratic)
     return len(words) >= 2 and words[-1][:1].isupper() and words[-2].lower() not in _INTRODUCERS | {"the", "a"}
 
 
@@ -48,7 +48,7 @@ def _own_part_references(sentence: str) -> Iterator[tuple[str, str, str]]:
         else:
             word, label = m.group(1), m.group(2)
             kind = _kind(word)
-            before = sentence[: m.start()].split()
+            before = sentence[: m.start()].rsplit(None, 1)  # only its last word is read
             if (
                 word.lower() in _AMBIGUOUS
                 and not word[0].isupper()
