@@ -33,6 +33,29 @@ def nlp() -> Language:
     return spacy.blank("en")
 
 
+# The longest stretch without whitespace that spaCy's tokenizer reads whole. It strips a stretch's
+# leading and trailing punctuation one character at a time and reads what is left again, so a run
+# of 4,000 brackets took 4 s and 100 KB of them most of an hour; no word of a policy is this long.
+_LONGEST_STRETCH = 100
+_LONG_STRETCH = re.compile(rf"\S{{{_LONGEST_STRETCH + 1},}}")
+
+
+def tokenize(text: str) -> Doc:
+    """`text` cut into tokens by spaCy's English tokenizer, the Doc's text exactly `text`; a stretch
+    without whitespace longer than `_LONGEST_STRETCH` characters is cut into pieces of that length
+    first, each read on its own."""
+    language = nlp()
+    if not _LONG_STRETCH.search(text):
+        return language.make_doc(text)
+    parts, at = [], 0
+    for m in _LONG_STRETCH.finditer(text):
+        parts.append(text[at : m.start()])
+        parts += [m.group(0)[k : k + _LONGEST_STRETCH] for k in range(0, len(m.group(0)), _LONGEST_STRETCH)]
+        at = m.end()
+    parts.append(text[at:])
+    return Doc.from_docs([language.make_doc(part) for part in parts if part], ensure_whitespace=False)
+
+
 @dataclass
 class _Matchers:
     phrases: PhraseMatcher
@@ -449,7 +472,7 @@ def read_cues(sentence: str) -> Cues:
     """Every cue of one sentence."""
     # A typographic apostrophe reads as a plain one ("don’t" → do + n't), one character for one,
     # so the cues' positions in the sentence do not move.
-    doc = nlp().make_doc(sentence.replace("’", "'"))
+    doc = tokenize(sentence.replace("’", "'"))
     cues = Cues(sentence, doc)
     matchers = _matchers()
     vocab = nlp().vocab.strings

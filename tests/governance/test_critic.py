@@ -558,6 +558,29 @@ def test_the_clause_a_word_stands_in_is_read_as_reading_back_would():
                 assert clause_opener(doc, i, openers, stops) == read_back(doc, i, openers, stops), (doc.text, i)
 
 
+def test_a_run_of_punctuation_is_tokenized_at_once():
+    # spaCy's tokenizer strips a stretch's punctuation a character at a time and reads the rest
+    # again: 4,000 brackets in a row took 4 s, 100 KB of them most of an hour
+    import time
+
+    from governance.critic.cues import nlp, tokenize
+
+    for unit in ("(", ")", '"', "!?"):
+        text = "Staff must " + unit * 6_000 + " sign in."
+        started = time.perf_counter()
+        doc = tokenize(text)
+        took = time.perf_counter() - started
+        assert doc.text == text and [t.text for t in doc][:2] == ["Staff", "must"] and doc[-1].text == "."
+        assert took < 3.0, (unit, took)  # well under a second now; a stall, not a speed target
+    # text without such a stretch is cut exactly as spaCy cuts it
+    for text in ("Staff (and visitors) must sign in, e.g. at the desk.", '  Two  spaces:\n"quoted"  '):
+        assert [(t.text, t.whitespace_) for t in tokenize(text)] == [
+            (t.text, t.whitespace_) for t in nlp().make_doc(text)
+        ]
+    # and the critic reads such a sentence through it
+    assert len(critique_text("# P\n\n## 1. R\n\n" + "(" * 20_000 + "a or more.\n", "p.md").sentences) == 1
+
+
 def test_a_sentence_of_many_references_is_read_at_once():
     # each reference split everything before it into words to read the last one or two: 100,000
     # characters of "Section 1 " took 5.6 s
