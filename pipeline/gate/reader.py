@@ -87,6 +87,10 @@ class ReaderNet:
         self.head = head
         self.tokenizer = tokenizer
         self.max_length = max_length
+        # The fast tokenizer keeps truncation and padding as state on one object and `inputs` calls
+        # it two ways: threads tokenizing at once got unpadded rows or "Already borrowed"
+        # (transformers issue 47085). Tokenizing is a millisecond; the forward pass stays unlocked.
+        self._tokenizing = threading.Lock()
 
     @classmethod
     def fresh(cls, max_length: int = MAX_LENGTH, outputs: int = 1) -> ReaderNet:
@@ -136,15 +140,16 @@ class ReaderNet:
 
     def inputs(self, questions: Sequence[str], passages: Sequence[str]) -> dict:
         """Token ids for the pairs, padded to the longest; the passage is cut, and the question only
-        where it alone would leave the passage fewer than `MIN_SECOND_TOKENS` tokens."""
-        return self.tokenizer(
-            self._fitted_firsts(questions),
-            list(passages),
-            truncation="only_second",
-            max_length=self.max_length,
-            padding=True,
-            return_tensors="pt",
-        )
+        where it alone would leave the passage fewer than `MIN_SECOND_TOKENS` tokens. Thread-safe."""
+        with self._tokenizing:
+            return self.tokenizer(
+                self._fitted_firsts(questions),
+                list(passages),
+                truncation="only_second",
+                max_length=self.max_length,
+                padding=True,
+                return_tensors="pt",
+            )
 
     def forward(self, inputs: dict) -> Any:
         """The head's logits per pair: shape (n,) for one output, (n, outputs) for more."""

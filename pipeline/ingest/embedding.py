@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import threading
 import warnings
 from typing import Any
@@ -159,12 +160,21 @@ class MiniLMEmbedding(BaseEmbedding):
     _model: Any = PrivateAttr(default=None)
     _lock: Any = PrivateAttr(default=None)
     _memo: Any = PrivateAttr(default=None)
+    _counter: Any = PrivateAttr(default=None)
+    _counting: Any = PrivateAttr(default=None)
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._model = load_sentence_model(self.device)
         self._lock = threading.Lock()
         self._memo = VectorMemo(self.memo_texts)
+        # `_encode_grouped` counts tokens with its own copy of the tokenizer, under its own lock: the
+        # fast tokenizer keeps truncation and padding as state on one object, and counting (no
+        # padding) beside an `encode` (padded) on the model's own made either fail ("Unable to
+        # create tensor", "Already borrowed": transformers issue 47085). Counting needs not wait
+        # for the model, nor a chat question for the counting.
+        self._counter = copy.deepcopy(self._model.tokenizer)
+        self._counting = threading.Lock()
 
     @property
     def memo(self) -> VectorMemo:
@@ -208,12 +218,11 @@ class MiniLMEmbedding(BaseEmbedding):
         being indexed."""
         if not texts:
             return []
-        lengths = [
-            len(ids)
-            for ids in self._model.tokenizer(
+        with self._counting:
+            counted = self._counter(
                 texts, add_special_tokens=True, truncation=True, max_length=self._model.max_seq_length
-            )["input_ids"]
-        ]
+            )
+        lengths = [len(ids) for ids in counted["input_ids"]]
         vectors: list[np.ndarray] = [np.empty(0, dtype=np.float32)] * len(texts)
         for group in token_groups(lengths, self.ingest_token_budget):
             with self._lock:

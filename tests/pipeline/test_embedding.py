@@ -78,3 +78,27 @@ def test_embed_many_embeds_each_text_once_while_it_is_remembered(encoder_calls):
     forgetful.embed_many(["fee"])
     forgetful.embed_many(["fee"])
     assert encoded[-2:] == [["fee"], ["fee"]]
+
+
+def test_embedding_from_many_threads_gives_the_vectors_of_one():
+    # embed_many counted tokens on the model's tokenizer (no padding) while another thread's encode
+    # or question (padded) used it: the fast tokenizer keeps those settings as state on one object,
+    # so an upload being indexed beside chat questions failed now and then ("Unable to create
+    # tensor", "Already borrowed": transformers issue 47085; about 1 call in 70 here before)
+    from concurrent.futures import ThreadPoolExecutor
+
+    from pipeline.ingest.embedding import MiniLMEmbedding
+
+    model = MiniLMEmbedding(memo_texts=0)  # the app's model, every call reaching the encoder
+    texts = [f"Staff may take {d} days of leave a year{' after probation' * (d % 7)}." for d in range(40)]
+    calls = [(k % 2 == 1, k % 7) for k in range(800)]
+
+    def embed(call):
+        many, k = call
+        return np.asarray(model.embed_many(texts[k:]) if many else model._encode(texts[: 3 + k % 5]))
+
+    alone = {call: embed(call) for call in set(calls)}
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        together = list(pool.map(embed, calls))
+    for call, got in zip(calls, together, strict=True):
+        np.testing.assert_allclose(got, alone[call], atol=1e-5)

@@ -82,3 +82,30 @@ def test_the_reader_smoke_trains_in_seconds(tmp_path: Path):
     reader = Reader.load(out, precision="fp32")
     assert reader.probabilities("Who approves?", ["The Dean approves.", "Fees are paid online."]).shape == (2,)
     assert reader.info.max_length == 80
+
+
+def test_the_reader_reads_pairs_from_many_threads_as_from_one():
+    # the fast tokenizer keeps its truncation and padding as state on one shared object, and the
+    # reader calls it two ways (to fit the question, then the padded pairs): two questions read at
+    # once (a message's parts, two users' questions) got unpadded rows ("Unable to create tensor",
+    # the golden run's crash) or "Already borrowed" (transformers issue 47085)
+    from concurrent.futures import ThreadPoolExecutor
+
+    from pipeline.gate.reader import ReaderNet
+
+    net = ReaderNet.fresh()
+    asks = [
+        (
+            f"How many days of leave {i} may a member of staff take {'in their first year ' * (i % 4)}?",
+            [f"Staff may take {d} days of leave a year{' after probation' * (d % 5)}." for d in range(1, 2 + i % 12)],
+        )
+        for i in range(48)
+    ]
+
+    def token_ids(ask):
+        return net.inputs([ask[0]] * len(ask[1]), ask[1])["input_ids"].tolist()
+
+    alone = [token_ids(a) for a in asks]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        together = list(pool.map(token_ids, asks * 40))
+    assert together == alone * 40
