@@ -385,7 +385,8 @@ def _continues_initialism(before: str, piece: str) -> bool:
 
 def split_sentences(text: str) -> list[str]:
     """Sentences of a chunk; list items and lines ending without a stop become their own sentence."""
-    abbreviation_end, end_reach = _lexicon().abbreviation_end, _lexicon().end_reach
+    lexicon = _lexicon()
+    abbreviation_end, end_reach = lexicon.abbreviation_end, lexicon.end_reach
     sentences: list[str] = []
     for block in re.split(rf"\n\s*\n|\n(?=\s*{LIST_MARKER})", text):
         block = " ".join(line.strip() for line in block.strip().splitlines())
