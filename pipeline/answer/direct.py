@@ -87,6 +87,12 @@ _AFTER = frozenset("per of for each a an the".split())
 _CLAUSE_END = re.compile(r"[,;:()]|\.\s|\.$")
 _BOUNDARY = frozenset("and or but which who whom that if unless when where while because so".split())
 _MAX_SPAN_WORDS = 14
+# Words a span does not end on (English prepositions, articles, conjunctions, "only", "not"): the
+# noun phrase it cut into ended before them.
+_DANGLING = frozenset(
+    "of on in at by for to from with within until till before after over under into than and or nor but "
+    "only not the a an per".split()
+)
 # A sentence that sets a condition does not settle a yes/no question by itself.
 _CONDITION = re.compile(
     r"\b(?:only|unless|except|provided|subject\s+to|if|when|whether|at\s+least|at\s+most|up\s+to|"
@@ -101,6 +107,9 @@ _AFFIRMS = re.compile(
     re.I,
 )
 _RELATIVE = re.compile(r"\b(?:who|which|that|whose)\b", re.I)
+# Reader probability by which another sentence must beat the line's own for there to be no line
+# (`_outranked`): a clear preference, twice `_CLEAR_MARGIN` (golden dev's lines are within 0.05 of the best).
+_OUTRANKED_BY = 0.1
 _CLEAR_MARGIN = 0.05  # relevance by which the sentence led with must beat one stating another value
 _SETTLES = 0.75  # share of the yes/no question's specific words the sentence must hold
 _COVERS = 0.5  # share a sentence must hold to answer at all (weighted as in `_coverage`)
@@ -132,13 +141,16 @@ def direct_answer(
     sentences: Sequence[CitedSentence],
     relevance: Sequence[float] | None = None,
     headings: Mapping[str, str] | None = None,
+    reader: Sequence[float | None] | None = None,
 ) -> DirectAnswer | None:
     """The direct answer to `question` from the chosen `sentences`, or None when none settles it
     plainly, when they disagree (two fees, "yes" and "no") and `relevance` does not single one out
     by a clear margin, or when the question asks several things (each part has its own sentences).
     `headings`: chunk id → its document title and section heading, read with each sentence to
     judge whether it speaks of the question ("Late registration is not available for the summer
-    term" under "Summer Term Examinations" speaks of exams)."""
+    term" under "Summer Term Examinations" speaks of exams). `reader`: the reader's probability
+    that each sentence answers the question (None where it did not read it); there is no line when
+    it clearly prefers another sentence to the line's own (`_outranked`)."""
     if not sentences or question.parts or _SECOND_ASK.search(question.text):
         return None
     read: Callable[[CitedSentence], DirectAnswer | None]
@@ -159,7 +171,24 @@ def direct_answer(
     ]
     if relevance is None or len(relevance) != len(sentences):
         relevance = [0.0] * len(sentences)  # no score to tell sentences apart: they must agree
-    return _agreed(found, sentences, relevance)
+    agreed = _agreed(found, sentences, relevance)
+    if agreed is not None and reader is not None and _outranked(agreed.sentence, sentences, reader):
+        return None
+    return agreed
+
+
+def _outranked(sentence: CitedSentence, sentences: Sequence[CitedSentence], reader: Sequence[float | None]) -> bool:
+    """The reader puts another of the answer's sentences `_OUTRANKED_BY` above the line's own: what
+    the line would state is not what was asked. "When does the third evaluator get involved?"
+    reads 0.30 for "If the revaluation marks differ … by 15% or more …, the CoE sends the script to a
+    third evaluator" (a case, no time) and 0.04 for the appeal's "within 5 working days of the
+    revaluation outcome", the only time stated. Unknown where the reader did not read the line's
+    sentence."""
+    if len(reader) != len(sentences):
+        return False
+    own = next((p for s, p in zip(sentences, reader, strict=True) if s == sentence), None)
+    best = max((p for p in reader if p is not None), default=None)
+    return own is not None and best is not None and best - own >= _OUTRANKED_BY
 
 
 def _agreed(
@@ -353,19 +382,25 @@ def _extend_left(text: str, start: int) -> int:
 
 def _extend_right(text: str, end: int) -> int:
     """Through "per course", "of the semester", "of the publication of results": words of a noun
-    phrase after the quantity, to the end of the clause."""
+    phrase after the quantity, to the end of the clause, and not ending on a word that cannot end
+    one ("of the revaluation outcome only on the ground" gives "of the revaluation outcome")."""
     following = list(re.finditer(r"[^\s,;:()]+", text[end:]))
     if not following or following[0].group(0).lower() not in _AFTER or text[end : following[0].start() + end].strip():
         return end
-    last = end
+    ends = [end]  # where the span may end: after each word taken
+    words = [""]
     for m in following[:6]:
         word = m.group(0)
-        if word.lower().strip(".") in _BOUNDARY or _CLAUSE_END.search(text[last : end + m.start()]):
+        if word.lower().strip(".") in _BOUNDARY or _CLAUSE_END.search(text[ends[-1] : end + m.start()]):
             break
-        last = end + m.end()
+        ends.append(end + m.end())
+        words.append(word.lower().strip("."))
         if word.endswith("."):
             break
-    return last
+    while len(ends) > 1 and words[-1] in _DANGLING:
+        ends.pop()
+        words.pop()
+    return ends[-1]
 
 
 def _name(verb: str, sentence: CitedSentence) -> DirectAnswer | None:

@@ -105,3 +105,57 @@ def test_the_engine_leads_with_a_line_the_verifier_accepts(tiny_engine):
     assert total >= 2 and unsupported == 0
     no = tiny_engine.ask("Can reference books be borrowed?")
     assert no.text.startswith("No. Reference books cannot be borrowed. [1]")
+
+
+def test_a_value_line_does_not_end_inside_its_noun_phrase():
+    appeal = CitedSentence(
+        "A student may appeal within 5 working days of the revaluation outcome only on the ground of a procedural "
+        "irregularity.",
+        1,
+        "appeal",
+    )
+    assert lead("How long do I have to appeal?", appeal) == "Within 5 working days of the revaluation outcome [1]"
+
+
+def test_no_line_from_a_sentence_the_reader_puts_clearly_below_another():
+    question = analyse_question("When does the third evaluator get involved?")
+    third = CitedSentence(
+        "If the revaluation marks differ from the original marks by 15% or more, the script goes to a third evaluator.",
+        1,
+        "third",
+    )
+    appeal = CitedSentence(
+        "A student may appeal within 5 working days of the outcome of a third evaluation.", 2, "appeal"
+    )
+    assert direct_answer(question, [third, appeal]) is not None  # a time is stated; alone, it would lead
+    assert direct_answer(question, [third, appeal], reader=[0.30, 0.04]) is None  # the reader prefers the case
+    assert direct_answer(question, [third, appeal], reader=[0.12, 0.04]) is not None  # no clear preference
+    assert direct_answer(question, [third, appeal], reader=[0.30, None]) is not None  # the line's own unread
+
+
+REVALUATION = """---
+title: Revaluation Rules
+---
+
+# Revaluation Rules
+
+## 6. Third Evaluation
+If the revaluation marks differ from the original marks by 15% or more of the maximum marks, the examinations \
+office sends the script to a third evaluator. The third evaluator works under the same conditions as the \
+revaluation evaluator. After a third evaluation, the final marks are the average of the two closest of the three \
+sets of marks.
+
+## 10. Appeals
+There is no second revaluation of the same answer script. A student may appeal to the Dean within 5 working days \
+of the revaluation outcome only on the ground of a procedural irregularity, such as the script being evaluated by \
+the original evaluator. The Dean decides the appeal within 10 working days.
+"""
+
+
+def test_the_engine_leads_with_no_time_the_reader_does_not_take_for_the_answer(tmp_path, embed_model):
+    from tests.conftest import engine_over
+
+    engine = engine_over(tmp_path, embed_model, {"revaluation.md": REVALUATION})
+    answer = engine.ask("When does the third evaluator get involved?")
+    assert answer.decision == "answer" and "third evaluator" in answer.text
+    assert answer.direct_answer == ""
