@@ -482,15 +482,13 @@ class AnswerEngine:
             )
         dropped = len(verdicts) - len(kept)
         reason = gate.reason + (f"; {dropped} unsupported sentence(s) dropped" if dropped else "")
-        read = {(r.chunk_id, r.sentence): r.probability for r in gate.readings}
-        reader = [read.get((s.chunk_id, s.text)) for s in kept]
         # A table row reads as a row; citations keep the chunk's own words.
         kept, as_written = read_rows(kept, texts) if gated else (kept, list)
         # The first line states what was asked when a sentence settles it; checked like the rest.
         headings = {
             n.node.node_id: f"{n.node.metadata.get('title', '')}. {n.node.metadata.get('section', '')}" for n in pool
         }
-        direct = direct_answer(asked, kept, headings=headings, reader=reader) if gated else None
+        direct = direct_answer(asked, kept, headings=headings) if gated else None
         if direct is not None and not verify([direct.as_cited()], texts)[0].supported:
             direct = None
         direct, shown = arrange(direct, kept, style)

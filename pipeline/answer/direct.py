@@ -107,9 +107,6 @@ _AFFIRMS = re.compile(
     re.I,
 )
 _RELATIVE = re.compile(r"\b(?:who|which|that|whose)\b", re.I)
-# Reader probability by which another sentence must beat the line's own for there to be no line
-# (`_outranked`): a clear preference, twice `_CLEAR_MARGIN` (golden dev's lines are within 0.05 of the best).
-_OUTRANKED_BY = 0.1
 _CLEAR_MARGIN = 0.05  # relevance by which the sentence led with must beat one stating another value
 _SETTLES = 0.75  # share of the yes/no question's specific words the sentence must hold
 _COVERS = 0.5  # share a sentence must hold to answer at all (weighted as in `_coverage`)
@@ -141,16 +138,13 @@ def direct_answer(
     sentences: Sequence[CitedSentence],
     relevance: Sequence[float] | None = None,
     headings: Mapping[str, str] | None = None,
-    reader: Sequence[float | None] | None = None,
 ) -> DirectAnswer | None:
     """The direct answer to `question` from the chosen `sentences`, or None when none settles it
     plainly, when they disagree (two fees, "yes" and "no") and `relevance` does not single one out
     by a clear margin, or when the question asks several things (each part has its own sentences).
     `headings`: chunk id → its document title and section heading, read with each sentence to
     judge whether it speaks of the question ("Late registration is not available for the summer
-    term" under "Summer Term Examinations" speaks of exams). `reader`: the reader's probability
-    that each sentence answers the question (None where it did not read it); there is no line when
-    it clearly prefers another sentence to the line's own (`_outranked`)."""
+    term" under "Summer Term Examinations" speaks of exams)."""
     if not sentences or question.parts or _SECOND_ASK.search(question.text):
         return None
     read: Callable[[CitedSentence], DirectAnswer | None]
@@ -171,24 +165,7 @@ def direct_answer(
     ]
     if relevance is None or len(relevance) != len(sentences):
         relevance = [0.0] * len(sentences)  # no score to tell sentences apart: they must agree
-    agreed = _agreed(found, sentences, relevance)
-    if agreed is not None and reader is not None and _outranked(agreed.sentence, sentences, reader):
-        return None
-    return agreed
-
-
-def _outranked(sentence: CitedSentence, sentences: Sequence[CitedSentence], reader: Sequence[float | None]) -> bool:
-    """The reader puts another of the answer's sentences `_OUTRANKED_BY` above the line's own: what
-    the line would state is not what was asked. "When does the third evaluator get involved?"
-    reads 0.30 for "If the revaluation marks differ … by 15% or more …, the CoE sends the script to a
-    third evaluator" (a case, no time) and 0.04 for the appeal's "within 5 working days of the
-    revaluation outcome", the only time stated. Unknown where the reader did not read the line's
-    sentence."""
-    if len(reader) != len(sentences):
-        return False
-    own = next((p for s, p in zip(sentences, reader, strict=True) if s == sentence), None)
-    best = max((p for p in reader if p is not None), default=None)
-    return own is not None and best is not None and best - own >= _OUTRANKED_BY
+    return _agreed(found, sentences, relevance)
 
 
 def _agreed(
