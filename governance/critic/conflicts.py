@@ -33,7 +33,6 @@ with the library, so both find the same numbers; how often comes from `frequenci
 
 from __future__ import annotations
 
-import bisect
 import difflib
 import functools
 import re
@@ -237,17 +236,12 @@ _ONLY_IN_CASE = frozenset({"if", "where", "when", "whenever", "after", "once", "
 def _limited(cues: Cues) -> bool:
     """A permission limited to one thing, time or person, which restricts everything else:
     "may be used only for fuel", "is permitted only at weekends", "Only the named cardholder may
-    use the card", "may appeal within 5 days only on the ground of …" ("only" up to the end of the
-    permission's clause, and at least six words on)."""
+    use the card"."""
     doc = cues.doc
-    limits = [t.i for t in doc[:-1] if t.lower_ == "only" and doc[t.i + 1].lower_ not in _ONLY_IN_CASE]
-    breaks = [t.i for t in doc if t.text in (",", ";", ":")]
-    for cue in cues.all("permit"):  # positions looked up, not read: a sentence may hold many permissions
-        after = bisect.bisect_left(breaks, cue.end)
-        clause_end = breaks[after] if after < len(breaks) else len(doc)
-        first = bisect.bisect_left(limits, max(0, cue.start - 5))
-        if first < len(limits) and limits[first] < max(cue.end + 6, clause_end):
-            return True
+    for cue in cues.all("permit"):
+        for t in doc[max(0, cue.start - 5) : cue.end + 6]:
+            if t.lower_ == "only" and t.i + 1 < len(doc) and doc[t.i + 1].lower_ not in _ONLY_IN_CASE:
+                return True
     return False
 
 

@@ -324,10 +324,6 @@ def test_a_stated_exception_a_limited_permission_and_shares_of_other_things_are_
             "Fuel cards may be used only for fuel for the vehicle the card is assigned to.",
             "Fuel cards must never be used to buy food or drinks.",
         ),
-        (  # the same, with "only" further on in the permission's clause
-            "A member may appeal to the board within 10 working days of the decision only on the ground of a procedural error.",
-            "A member must not appeal against a decision because they disagree with its outcome.",
-        ),
         (  # percentages of two different things
             "The end-semester laboratory examination carries 40% of the course total.",
             "A student must attend at least 75% of the laboratory sessions to sit the end-semester laboratory examination.",
@@ -337,10 +333,6 @@ def test_a_stated_exception_a_limited_permission_and_shares_of_other_things_are_
         assert contradiction_flags(first, second, embed=embed) == (False, False), first
     contradicting = [
         ("Fuel cards may be used to buy food for the driver.", "Fuel cards must never be used to buy food."),
-        (  # "only with …" is the case the permission holds in, not a limit
-            "Tenants may sublet a room to a lodger for up to six months only with the written consent of the landlord.",
-            "Tenants must not sublet any part of the property.",
-        ),
         (
             "A student must attend at least 75% of the laboratory sessions to sit the examination.",
             "A student must attend at least 60% of the laboratory sessions to sit the examination.",
