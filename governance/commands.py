@@ -132,6 +132,10 @@ def run_critique(args: argparse.Namespace, config: Config) -> int:
             critic = PolicyCritic(_governance(config).documents.index, embed_model, max_sentences=None)
             critiques = critic.critique_library(_admin(config))
         else:
+            from pipeline.language import glossary
+
+            # the files are read as an upload to this library is: under its documents' glossary
+            glossary.use(glossary.Glossary.load(config.docs_dir))
             critic = PolicyCritic(None, embed_model, max_sentences=None)  # a command reads all of each file
             admin = Identity("local:admin", "admin", "admin")  # reading files changes nothing in any library
             critiques = critic.critique_uploads(admin, contents)

@@ -23,7 +23,10 @@ out") beside one that does not, or that opens by linking itself to the rule befo
 cylinder may be unchained while it is moved"), is a rule and its stated exception, not a
 contradiction. A permission limited to one thing ("may be used only for fuel") restricts the rest,
 so it opposes no prohibition; percentages of different things ("40% of the annual budget" / "75%
-of the meetings") are not one value. A worked
+of the meetings") are not one value. Two sentences that each name groups of one kind of the
+corpus's glossary (its `named_groups`), and none the same ("a B.Tech student passes with 40%" / "an
+M.Tech or MCA student passes with 50%"), are rules for different groups; without a glossary no
+sentence names one. A worked
 example ("For example, a 9-mile journey costs £5", "… can therefore claim £20") applies the rules
 and is compared with nothing.
 
@@ -43,10 +46,11 @@ from typing import TypeVar
 import numpy as np
 from spacy.lang.en.stop_words import STOP_WORDS
 
-from governance.contradictions import TIMES_WORDS, WORD_NUMBERS, extract_values
+from governance.contradictions import TIMES_WORDS, WORD_NUMBERS, counts_corpus_unit, extract_values
 from governance.critic import lexicon as lx
 from governance.critic.cues import Cues, base_form, is_timed_act, kept_on, opening_clause_end, verb_forms
-from pipeline.language.text import NUMBER, content_terms
+from pipeline.language.statements import SAME_STATEMENT_COSINE, SAME_STATEMENT_OVERLAP, overlap, statement_of
+from pipeline.language.text import NUMBER, content_terms, named_spans
 
 _T = TypeVar("_T")
 
@@ -617,6 +621,31 @@ def _keep_closest(kept: dict, rows: np.ndarray, cols: np.ndarray, scores: np.nda
             kept.setdefault((j, i), score)
 
 
+def _one_statement(a: str, b: str, topic: float, embed: Embed | None) -> bool:
+    """Two sentences that are one statement, as answers and the library's conflict scan judge it
+    (`pipeline.language.statements`: MiniLM cosine ≥ 0.88, where there is a model, and half their
+    words in common). A document counts many parts of a scheme in its own units ("the viva carries
+    15 marks" / "the mid-semester viva is … of 10 marks", "carries 2 credits" / "a maximum of 26
+    credits"), so two such counts disagree only where the sentences say the same thing."""
+    if embed is not None and topic < SAME_STATEMENT_COSINE:
+        return False
+    return overlap(statement_of(a), statement_of(b)) >= SAME_STATEMENT_OVERLAP
+
+
+def _named_groups(text: str) -> dict[str, frozenset[str]]:
+    """The glossary's named groups `text` mentions, by kind ("programmes" → {"B.Tech"}); none
+    without a glossary."""
+    named: dict[str, set[str]] = {}
+    for _, _, kind, name in named_spans(text):
+        named.setdefault(kind, set()).add(name)
+    return {kind: frozenset(names) for kind, names in named.items()}
+
+
+def _other_groups(a: dict[str, frozenset[str]], b: dict[str, frozenset[str]]) -> bool:
+    """Both name groups of one kind and share none of them: "B.Tech" / "M.Tech or MCA"."""
+    return any(kind in b and not names & b[kind] for kind, names in a.items())
+
+
 def contradictions(cues: Sequence[Cues], embed: Embed | None = None) -> list[tuple[int, int, str]]:
     """(i, j, why) for every pair of sentences of one document that contradict, i < j."""
     texts = [c.text for c in cues]
@@ -630,6 +659,7 @@ def contradictions(cues: Sequence[Cues], embed: Embed | None = None) -> list[tup
     numbered = [case_numbers(t, v) for t, v in zip(texts, amounts, strict=True)]
     examples = [bool(_WORKED_EXAMPLE.search(t)) for t in texts]
     exceptions = [bool(_LINKED_EXCEPTION.match(t)) for t in texts]
+    groups = [_named_groups(t) for t in texts]
     found = []
     for i, j, topic in related:
         if examples[i] or examples[j] or topic < threshold["stance"]:
@@ -638,6 +668,8 @@ def contradictions(cues: Sequence[Cues], embed: Embed | None = None) -> list[tup
             continue  # "However, …": the stated exception to a rule before it
         if cases[i] and cases[j] and cases[i] != cases[j]:
             continue  # "For theory courses, …" / "For laboratory courses, …": two cases
+        if _other_groups(groups[i], groups[j]):
+            continue  # "a B.Tech student …" / "an M.Tech student …": rules for two named groups
         if _different_groups(cues[i], cues[j]) or _other_case(cues[i], cues[j]):
             continue
         if opens[i] != opens[j]:
@@ -648,6 +680,8 @@ def contradictions(cues: Sequence[Cues], embed: Embed | None = None) -> list[tup
         if topic >= threshold["values"] and not _different_acts(acts[i], acts[j]) and numbered[i] == numbered[j]:
             values = _value_conflict(amounts[i], amounts[j])
             if values and parallel_cases(texts[i], texts[j], amounts[i], amounts[j]):
+                values = None
+            if values and counts_corpus_unit(values[0].kind) and not _one_statement(texts[i], texts[j], topic, embed):
                 values = None
         if values:
             found.append((i, j, f'"{values[0].text}" here, "{values[1].text}" there'))

@@ -266,6 +266,20 @@ def contradiction_flags(first: str, second: str, **kwargs) -> tuple[bool, bool]:
     return "contradiction" in found[first], "contradiction" in found[second]
 
 
+def test_rules_for_two_groups_the_glossary_names_are_no_contradiction(embed_model):
+    from pipeline.language import glossary
+
+    embed = embedder(embed_model)
+    bachelors = "For a seminar course, a B.Tech student passes with at least 40% of the course total."
+    masters = "For a seminar course, an M.Tech or MCA student passes with at least 50% of the course total."
+    one_group = "For a seminar course, a B.Tech student passes with at least 50% of the course total."
+    # the demo corpus's glossary (in use in these tests) names its programmes
+    assert contradiction_flags(bachelors, masters, embed=embed) == (False, False)
+    assert contradiction_flags(bachelors, one_group, embed=embed) == (True, True)  # one group, two pass marks
+    glossary.use(glossary.Glossary())  # a corpus without a glossary names no group (the fixture restores it)
+    assert contradiction_flags(bachelors, masters, embed=embed) == (True, True)
+
+
 def test_rules_for_cases_named_by_number_are_no_contradiction(embed_model):
     embed = embedder(embed_model)
     tiers = (
@@ -745,3 +759,17 @@ def test_related_pairs_are_the_pairs_of_the_whole_similarity_matrix(pairing, emb
     found = conflicts.related_pairs(sentences, embed, floor, closest=closest)
     assert len(capped) < len(expected)
     assert [(i, j) for i, j, _ in found] == sorted(capped)
+
+
+def test_counts_in_the_corpus_own_units_disagree_only_where_the_sentences_are_one_statement(embed_model):
+    embed = embedder(embed_model)
+    # the demo corpus's glossary counts marks and credits: a document gives the marks of many parts
+    viva = "The viva voce in the end-semester laboratory examination carries 15 marks."
+    mid_term = (
+        "The mid-semester viva voce is an oral and practical assessment of 10 marks held in week 8 or week 9 "
+        "of the semester."
+    )
+    assert contradiction_flags(viva, mid_term, embed=embed) == (False, False)
+    again = "The viva voce in the end-semester laboratory examination carries 20 marks."
+    assert contradiction_flags(viva, again, embed=embed) == (True, True)  # one statement, two counts
+    assert contradiction_flags(viva, again) == (True, True)  # and by shared words, without a model

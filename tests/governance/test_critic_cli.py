@@ -98,3 +98,18 @@ def test_the_module_entry_point_runs_the_critique(policy: Path, tmp_path: Path):
     done = run_module("governance", "documents", "critique", str(policy), "--json", home=tmp_path / "home")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)[0]["counts"]["no_consequence"] == 1
+
+
+def test_critique_reads_files_under_the_library_glossary(tmp_path: Path):
+    # a separate process, as a user runs it: the files are read under the glossary of the
+    # configured documents (the demo corpus's names its programmes), as an upload in the app is
+    path = tmp_path / "pass-marks.md"
+    path.write_text(
+        "# Pass Marks\n\n## 1. Seminar Courses\n\n"
+        "For a seminar course, a B.Tech student passes with at least 40% of the course total.\n\n"
+        "For a seminar course, an M.Tech or MCA student passes with at least 50% of the course total.\n",
+        encoding="utf-8",
+    )
+    done = run_module("governance", "documents", "critique", str(path), "--json", "--no-model", home=tmp_path / "home")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)[0]["counts"]["contradiction"] == 0  # two programmes' rules
