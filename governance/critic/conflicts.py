@@ -24,9 +24,9 @@ cylinder may be unchained while it is moved"), is a rule and its stated exceptio
 contradiction. A permission limited to one thing ("may be used only for fuel") restricts the rest,
 so it opposes no prohibition; percentages of different things ("40% of the annual budget" / "75%
 of the meetings") are not one value. Two sentences that each name groups of one kind of the
-corpus's glossary (its `named_groups`), and none the same ("a B.Tech student passes with 40%" / "an
-M.Tech or MCA student passes with 50%"), are rules for different groups; without a glossary no
-sentence names one. A worked
+corpus's glossary (its `named_groups`), and none the same ("an Apprentice may claim 40%" / "a
+Trainee or Intern may claim 50%"), are rules for different groups; without a glossary no sentence
+names one. A worked
 example ("For example, a 9-mile journey costs £5", "… can therefore claim £20") applies the rules
 and is compared with nothing.
 
@@ -624,16 +624,17 @@ def _keep_closest(kept: dict, rows: np.ndarray, cols: np.ndarray, scores: np.nda
 def _one_statement(a: str, b: str, topic: float, embed: Embed | None) -> bool:
     """Two sentences that are one statement, as answers and the library's conflict scan judge it
     (`pipeline.language.statements`: MiniLM cosine ≥ 0.88, where there is a model, and half their
-    words in common). A document counts many parts of a scheme in its own units ("the viva carries
-    15 marks" / "the mid-semester viva is … of 10 marks", "carries 2 credits" / "a maximum of 26
-    credits"), so two such counts disagree only where the sentences say the same thing."""
+    words in common). A document counts many parts of a scheme in its own units ("the written test
+    carries 15 points" / "the practical test is … of 10 points", "the module carries 2 units" / "a
+    maximum of 26 units a term"), so two such counts disagree only where the sentences say the
+    same thing."""
     if embed is not None and topic < SAME_STATEMENT_COSINE:
         return False
     return overlap(statement_of(a), statement_of(b)) >= SAME_STATEMENT_OVERLAP
 
 
 def _named_groups(text: str) -> dict[str, frozenset[str]]:
-    """The glossary's named groups `text` mentions, by kind ("programmes" → {"B.Tech"}); none
+    """The glossary's named groups `text` mentions, by kind ("grades" → {"Apprentice"}); none
     without a glossary."""
     named: dict[str, set[str]] = {}
     for _, _, kind, name in named_spans(text):
@@ -642,7 +643,7 @@ def _named_groups(text: str) -> dict[str, frozenset[str]]:
 
 
 def _other_groups(a: dict[str, frozenset[str]], b: dict[str, frozenset[str]]) -> bool:
-    """Both name groups of one kind and share none of them: "B.Tech" / "M.Tech or MCA"."""
+    """Both name groups of one kind and share none of them: "Apprentice" / "Trainee or Intern"."""
     return any(kind in b and not names & b[kind] for kind, names in a.items())
 
 
@@ -669,7 +670,7 @@ def contradictions(cues: Sequence[Cues], embed: Embed | None = None) -> list[tup
         if cases[i] and cases[j] and cases[i] != cases[j]:
             continue  # "For theory courses, …" / "For laboratory courses, …": two cases
         if _other_groups(groups[i], groups[j]):
-            continue  # "a B.Tech student …" / "an M.Tech student …": rules for two named groups
+            continue  # "an Apprentice …" / "a Trainee …": rules for two named groups
         if _different_groups(cues[i], cues[j]) or _other_case(cues[i], cues[j]):
             continue
         if opens[i] != opens[j]:
