@@ -85,7 +85,10 @@ def counts_corpus_unit(kind: str) -> bool:
     """A value kind of `extract_values` that counts one of the corpus's own units (its glossary's
     `count_units`: "count:points" where it counts points), not a unit of general English (days,
     people, pages, attempts, times)."""
-    return kind.startswith("count:") and kind[6:] not in {*_GENERIC_FAMILIES.values(), "times"}
+    return kind.startswith("count:") and kind[6:] not in _GENERIC_COUNTS
+
+
+_GENERIC_COUNTS = frozenset({*_GENERIC_FAMILIES.values(), "times"})
 
 
 _PATTERNS: list[tuple[str, re.Pattern]] = [

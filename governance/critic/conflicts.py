@@ -49,7 +49,7 @@ from spacy.lang.en.stop_words import STOP_WORDS
 from governance.contradictions import TIMES_WORDS, WORD_NUMBERS, counts_corpus_unit, extract_values
 from governance.critic import lexicon as lx
 from governance.critic.cues import Cues, base_form, is_timed_act, kept_on, opening_clause_end, verb_forms
-from pipeline.language.statements import SAME_STATEMENT_COSINE, SAME_STATEMENT_OVERLAP, overlap, statement_of
+from pipeline.language.statements import same_statement
 from pipeline.language.text import NUMBER, content_terms, named_spans
 
 _T = TypeVar("_T")
@@ -621,18 +621,6 @@ def _keep_closest(kept: dict, rows: np.ndarray, cols: np.ndarray, scores: np.nda
             kept.setdefault((j, i), score)
 
 
-def _one_statement(a: str, b: str, topic: float, embed: Embed | None) -> bool:
-    """Two sentences that are one statement, as answers and the library's conflict scan judge it
-    (`pipeline.language.statements`: MiniLM cosine ≥ 0.88, where there is a model, and half their
-    words in common). A document counts many parts of a scheme in its own units ("the written test
-    carries 15 points" / "the practical test is … of 10 points", "the module carries 2 units" / "a
-    maximum of 26 units a term"), so two such counts disagree only where the sentences say the
-    same thing."""
-    if embed is not None and topic < SAME_STATEMENT_COSINE:
-        return False
-    return overlap(statement_of(a), statement_of(b)) >= SAME_STATEMENT_OVERLAP
-
-
 def _named_groups(text: str) -> dict[str, frozenset[str]]:
     """The glossary's named groups `text` mentions, by kind ("grades" → {"Apprentice"}); none
     without a glossary."""
@@ -682,8 +670,11 @@ def contradictions(cues: Sequence[Cues], embed: Embed | None = None) -> list[tup
             values = _value_conflict(amounts[i], amounts[j])
             if values and parallel_cases(texts[i], texts[j], amounts[i], amounts[j]):
                 values = None
-            if values and counts_corpus_unit(values[0].kind) and not _one_statement(texts[i], texts[j], topic, embed):
-                values = None
+            # A document counts many parts of a scheme in its own units ("the written test carries 15
+            # points" / "the practical test is … of 10 points"): two such counts disagree only where
+            # the sentences are one statement, as answers and the library's conflict scan judge it
+            if values and counts_corpus_unit(values[0].kind):
+                values = values if same_statement(texts[i], texts[j], topic if embed is not None else None) else None
         if values:
             found.append((i, j, f'"{values[0].text}" here, "{values[1].text}" there'))
             continue

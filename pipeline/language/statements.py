@@ -10,7 +10,8 @@ cited sentences disagree, and between documents of the library. Word overlap alo
 sentences that share their frame but not their subject ("the DoAA decides the appeal within 7
 working days" / "the review committee decides the appeal within 10 working days"), so two
 sentences count as one statement only when MiniLM's sentence embeddings are close too (the
-caller passes their cosine) and their words mostly agree. The thresholds were read off every
+caller passes their cosine) and their words mostly agree (`same_statement`, which the policy
+critic reads too). The thresholds were read off every
 pair of sentences of the demo policies (data/policies) that share an amount's kind: the pairs at
 cosine ≥ 0.88 and word overlap ≥ 0.5 are restatements; below, different rules with the same frame.
 """
@@ -62,17 +63,23 @@ def overlap(a: Statement, b: Statement) -> float:
     return len(a.terms & b.terms) / len(union) if union else 0.0
 
 
+def same_statement(a: str, b: str, cosine: float | None) -> bool:
+    """Sentences `a` and `b` say one thing: their embeddings' `cosine` at least
+    SAME_STATEMENT_COSINE (not checked where there is none, `None`) and a SAME_STATEMENT_OVERLAP
+    share of their words in common."""
+    if cosine is not None and cosine < SAME_STATEMENT_COSINE:
+        return False
+    return overlap(statement_of(a), statement_of(b)) >= SAME_STATEMENT_OVERLAP
+
+
 def disagreement(a: str, b: str, cosine: float) -> str:
     """How sentence `a` contradicts sentence `b` ("" when it does not), given their embeddings'
     cosine: the same statement (close embeddings, mostly the same words, the same named groups)
     with amounts of one kind that share no value ("pct 75 / 60"), or with and without a negation."""
-    if cosine < SAME_STATEMENT_COSINE:
+    if not same_statement(a, b, cosine):  # the cosine first: most pairs an answer holds stop there
         return ""
     first, second = statement_of(a), statement_of(b)
     if len(first.terms) < 2 or len(second.terms) < 2 or first.named != second.named:
-        return ""
-    shared = overlap(first, second)
-    if shared < SAME_STATEMENT_OVERLAP:
         return ""
     for kind in sorted(first.amounts.keys() & second.amounts.keys()):
         if not first.amounts[kind] & second.amounts[kind]:
